@@ -1,0 +1,64 @@
+"""The ``oracdc`` command line: one module per sub-command under ``extractor.cli``.
+
+Each command module exposes ``register(subparsers)`` which adds its parser and sets
+``handler`` (a function taking the parsed arguments and returning an exit code).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+from collections.abc import Sequence
+
+from extractor import __version__
+from extractor.errors import OracdcError
+
+# Sub-command modules, in the order `oracdc --help` lists them.
+COMMAND_MODULES: tuple[str, ...] = (
+    "extractor.cli.parse_redo",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="oracdc",
+        description="Change data capture from Oracle LogMiner into Spark, consolidated by dbt.",
+    )
+    parser.add_argument("--version", action="version", version=f"oracdc {__version__}")
+    parser.add_argument(
+        "--debug", action="store_true", help="show tracebacks and debug logs on failure"
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module_name in COMMAND_MODULES:
+        importlib.import_module(module_name).register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.debug else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s %(message)s",
+        stream=sys.stderr,
+    )
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(handler(args))
+    except OracdcError as error:
+        if args.debug:
+            raise
+        print(f"oracdc {args.command}: error: {error.one_line()}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"oracdc {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

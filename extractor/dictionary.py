@@ -1,0 +1,134 @@
+"""The Oracle data dictionary of replicated tables, as the extractor sees it.
+
+The shape follows ALL_TAB_COLUMNS / ALL_CONSTRAINTS and the replay-bundle
+`dictionary.json` contract (``../shared/docs/replay-bundle.md``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, cast
+
+SupplementalLogging = Literal["ALL", "PRIMARY KEY", "MINIMAL"]
+SUPPLEMENTAL_LOGGING_LEVELS: tuple[SupplementalLogging, ...] = ("ALL", "PRIMARY KEY", "MINIMAL")
+
+
+class DictionaryError(ValueError):
+    """A dictionary entry that does not follow the contract."""
+
+
+@dataclass(frozen=True)
+class ColumnDef:
+    """One row of ALL_TAB_COLUMNS.
+
+    ``data_type`` is spelled as Oracle spells it (``NUMBER``, ``TIMESTAMP(6)``,
+    ``TIMESTAMP(6) WITH TIME ZONE``, ``INTERVAL DAY(2) TO SECOND(6)``, ...).
+    ``data_precision`` / ``data_scale`` keep NULL (None) distinct from 0: a plain
+    NUMBER has both None, INTEGER has precision None and scale 0.
+    """
+
+    name: str
+    column_id: int
+    data_type: str
+    data_length: int | None = None
+    data_precision: int | None = None
+    data_scale: int | None = None
+    nullable: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "column_name": self.name,
+            "column_id": self.column_id,
+            "data_type": self.data_type,
+            "data_length": self.data_length,
+            "data_precision": self.data_precision,
+            "data_scale": self.data_scale,
+            "nullable": "Y" if self.nullable else "N",
+        }
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> ColumnDef:
+        try:
+            nullable = raw.get("nullable", "Y")
+            if nullable not in ("Y", "N"):
+                raise DictionaryError(f"nullable must be 'Y' or 'N', not {nullable!r}")
+            return cls(
+                name=str(raw["column_name"]),
+                column_id=int(raw["column_id"]),
+                data_type=str(raw["data_type"]),
+                data_length=_optional_int(raw.get("data_length")),
+                data_precision=_optional_int(raw.get("data_precision")),
+                data_scale=_optional_int(raw.get("data_scale")),
+                nullable=nullable == "Y",
+            )
+        except KeyError as missing:
+            raise DictionaryError(f"column entry lacks {missing.args[0]!r}: {dict(raw)}") from None
+
+
+@dataclass(frozen=True)
+class TableDef:
+    """A replicated table: its columns in COLUMN_ID order, its primary key and logging."""
+
+    owner: str
+    name: str
+    columns: tuple[ColumnDef, ...]
+    primary_key: tuple[str, ...] = ()
+    supplemental_logging: SupplementalLogging = "ALL"
+
+    @property
+    def qualified_name(self) -> str:
+        """``OWNER.TABLE`` as used in snapshot file names and log messages."""
+        return f"{self.owner}.{self.name}"
+
+    @property
+    def column_names(self) -> tuple[str, ...]:
+        return tuple(c.name for c in self.columns)
+
+    def column(self, name: str) -> ColumnDef:
+        for col in self.columns:
+            if col.name == name:
+                return col
+        raise KeyError(f"{self.qualified_name} has no column {name!r}")
+
+    def has_column(self, name: str) -> bool:
+        return any(c.name == name for c in self.columns)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "owner": self.owner,
+            "table_name": self.name,
+            "supplemental_logging": self.supplemental_logging,
+            "primary_key": list(self.primary_key),
+            "columns": [c.to_json() for c in self.columns],
+        }
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> TableDef:
+        try:
+            logging_level = raw.get("supplemental_logging", "ALL")
+            if logging_level not in SUPPLEMENTAL_LOGGING_LEVELS:
+                raise DictionaryError(
+                    f"supplemental_logging must be one of {SUPPLEMENTAL_LOGGING_LEVELS}, "
+                    f"not {logging_level!r}"
+                )
+            columns = tuple(
+                sorted((ColumnDef.from_json(c) for c in raw["columns"]), key=lambda c: c.column_id)
+            )
+            table = cls(
+                owner=str(raw["owner"]),
+                name=str(raw["table_name"]),
+                columns=columns,
+                primary_key=tuple(str(k) for k in raw.get("primary_key", [])),
+                supplemental_logging=cast(SupplementalLogging, logging_level),
+            )
+        except KeyError as missing:
+            raise DictionaryError(f"table entry lacks {missing.args[0]!r}") from None
+        for key in table.primary_key:
+            if not table.has_column(key):
+                raise DictionaryError(f"{table.qualified_name}: primary key column {key!r} unknown")
+        return table
+
+
+def _optional_int(value: Any) -> int | None:
+    return None if value is None else int(value)

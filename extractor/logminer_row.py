@@ -1,0 +1,153 @@
+"""One row of V$LOGMNR_CONTENTS, as every source (Oracle, simulator, replay) yields it.
+
+Field names are the Oracle column names in lower case; ``to_json`` / ``from_json`` use
+the Oracle names exactly as the replay-bundle ``logminer.jsonl`` contract does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Any
+
+
+class OperationCode(IntEnum):
+    """V$LOGMNR_CONTENTS.OPERATION_CODE values (``logminer-reference.md`` §1)."""
+
+    INTERNAL = 0
+    INSERT = 1
+    DELETE = 2
+    UPDATE = 3
+    DDL = 5
+    START = 6
+    COMMIT = 7
+    SELECT_LOB_LOCATOR = 9
+    LOB_WRITE = 10
+    LOB_TRIM = 11
+    SELECT_FOR_UPDATE = 25
+    LOB_ERASE = 28
+    MISSING_SCN = 34
+    ROLLBACK = 36
+    UNSUPPORTED = 255
+
+
+# OPERATION text Oracle writes for each code.
+OPERATION_NAMES: dict[int, str] = {
+    0: "INTERNAL",
+    1: "INSERT",
+    2: "DELETE",
+    3: "UPDATE",
+    5: "DDL",
+    6: "START",
+    7: "COMMIT",
+    9: "SEL_LOB_LOCATOR",
+    10: "LOB_WRITE",
+    11: "LOB_TRIM",
+    25: "SELECT_FOR_UPDATE",
+    28: "LOB_ERASE",
+    34: "MISSING_SCN",
+    36: "ROLLBACK",
+    255: "UNSUPPORTED",
+}
+
+# Column order of V$LOGMNR_CONTENTS used by the bundle contract and the Oracle query.
+LOGMINER_COLUMNS: tuple[str, ...] = (
+    "SCN",
+    "START_SCN",
+    "COMMIT_SCN",
+    "TIMESTAMP",
+    "COMMIT_TIMESTAMP",
+    "XID",
+    "OPERATION",
+    "OPERATION_CODE",
+    "SEG_OWNER",
+    "TABLE_NAME",
+    "ROW_ID",
+    "RS_ID",
+    "SSN",
+    "CSF",
+    "ROLLBACK",
+    "STATUS",
+    "INFO",
+    "USERNAME",
+    "SQL_REDO",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class LogMinerRow:
+    """A V$LOGMNR_CONTENTS row. Timestamps are ISO 8601 text, as in the bundle.
+
+    ``rs_id`` keeps Oracle's padding (e.g. ``" 0x000c5d.00000271.0010 "``); use
+    :func:`redo_position` for an orderable value.
+    """
+
+    scn: int
+    start_scn: int | None
+    commit_scn: int | None
+    timestamp: str | None
+    commit_timestamp: str | None
+    xid: str
+    operation: str
+    operation_code: int
+    seg_owner: str | None
+    table_name: str | None
+    row_id: str | None
+    rs_id: str
+    ssn: int
+    csf: int
+    rollback: int
+    status: int
+    info: str | None
+    username: str | None
+    sql_redo: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {name: getattr(self, name.lower()) for name in LOGMINER_COLUMNS}
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> LogMinerRow:
+        """Build a row from Oracle-named keys; raises KeyError/ValueError/TypeError."""
+        return cls(
+            scn=int(raw["SCN"]),
+            start_scn=_optional_int(raw.get("START_SCN")),
+            commit_scn=_optional_int(raw.get("COMMIT_SCN")),
+            timestamp=_optional_str(raw.get("TIMESTAMP")),
+            commit_timestamp=_optional_str(raw.get("COMMIT_TIMESTAMP")),
+            xid=str(raw["XID"]),
+            operation=str(raw.get("OPERATION") or OPERATION_NAMES.get(int(raw["OPERATION_CODE"]), "")),
+            operation_code=int(raw["OPERATION_CODE"]),
+            seg_owner=_optional_str(raw.get("SEG_OWNER")),
+            table_name=_optional_str(raw.get("TABLE_NAME")),
+            row_id=_optional_str(raw.get("ROW_ID")),
+            rs_id=str(raw["RS_ID"]),
+            ssn=int(raw.get("SSN") or 0),
+            csf=int(raw.get("CSF") or 0),
+            rollback=int(raw.get("ROLLBACK") or 0),
+            status=int(raw.get("STATUS") or 0),
+            info=_optional_str(raw.get("INFO")),
+            username=_optional_str(raw.get("USERNAME")),
+            sql_redo=_optional_str(raw.get("SQL_REDO")),
+        )
+
+
+def redo_position(rs_id: str, ssn: int) -> tuple[int, int, int, int]:
+    """(log sequence, block, offset, SSN) parsed from a padded RS_ID such as
+    ``' 0x0073c9.000a4e4c.01d0 '``: compares in redo order within one SCN."""
+    text = rs_id.strip()
+    if text.startswith(("0x", "0X")):
+        text = text[2:]
+    parts = text.split(".")
+    if len(parts) != 3:
+        raise ValueError(f"RS_ID {rs_id!r} is not of the form 0xSEQ.BLOCK.OFFSET")
+    seq, block, offset = (int(p, 16) for p in parts)
+    return seq, block, offset, ssn
+
+
+def _optional_int(value: Any) -> int | None:
+    return None if value is None else int(value)
+
+
+def _optional_str(value: Any) -> str | None:
+    return None if value is None else str(value)

@@ -1,0 +1,85 @@
+"""The one Oracle -> Spark type mapping of the product.
+
+Every value lands losslessly (docs/types.md publishes this table):
+
+| Oracle                                   | Spark            | Python value on the way     |
+|------------------------------------------|------------------|-----------------------------|
+| NUMBER(p,s), 0 <= s, p <= 38             | DECIMAL(p,s)     | decimal.Decimal             |
+| NUMBER(p,s), s < 0, p - s <= 38          | DECIMAL(p-s,0)   | decimal.Decimal             |
+| NUMBER(*,s) (precision NULL, scale set)  | DECIMAL(38,s)    | decimal.Decimal             |
+| NUMBER (no precision, no scale), FLOAT   | STRING           | str, canonical decimal text |
+| other NUMBER that does not fit 38 digits | STRING           | str, canonical decimal text |
+| BINARY_FLOAT / BINARY_DOUBLE             | FLOAT / DOUBLE   | float (NaN, +-inf kept)     |
+| DATE, TIMESTAMP(n <= 6)                  | TIMESTAMP_NTZ    | datetime.datetime (naive)   |
+| TIMESTAMP(n > 6)                         | STRING           | str, ISO 8601, n digits     |
+| TIMESTAMP(n <= 6) WITH [LOCAL] TIME ZONE | TIMESTAMP (UTC)  | datetime.datetime (UTC)     |
+| TIMESTAMP(n > 6) WITH [LOCAL] TIME ZONE  | STRING           | str, ISO 8601 UTC, n digits |
+| INTERVAL YEAR TO MONTH / DAY TO SECOND   | STRING           | str, Oracle interval text   |
+| CHAR, NCHAR, VARCHAR2, NVARCHAR2, CLOB,  | STRING           | str                         |
+| NCLOB, LONG, ROWID, UROWID               |                  |                             |
+| RAW, LONG RAW, BLOB                      | BINARY           | bytes                       |
+
+Plain NUMBER and FLOAT land as STRING because they hold up to 38-40 significant digits
+anywhere between 1e-130 and 1e126: any fixed DECIMAL(38,s) would round or overflow
+silently (spark issue 56738). Cast them in a dbt model once the data is profiled.
+"""
+
+from __future__ import annotations
+
+import re
+
+from extractor.dictionary import ColumnDef
+
+SPARK_MAX_DECIMAL_PRECISION = 38
+SPARK_MAX_TIMESTAMP_PRECISION = 6
+
+_TIMESTAMP = re.compile(r"^TIMESTAMP(?:\((\d)\))?( WITH( LOCAL)? TIME ZONE)?$")
+_STRING_TYPES = frozenset(
+    {"CHAR", "NCHAR", "VARCHAR2", "VARCHAR", "NVARCHAR2", "CLOB", "NCLOB", "LONG", "ROWID", "UROWID"}
+)
+_BINARY_TYPES = frozenset({"RAW", "LONG RAW", "BLOB"})
+
+
+class UnsupportedTypeError(ValueError):
+    """An Oracle type the product does not replicate (XMLTYPE, BFILE, object types...)."""
+
+
+def spark_type(column: ColumnDef) -> str:
+    """The Spark SQL type (DDL spelling) a column of this Oracle type lands as."""
+    data_type = column.data_type.upper().strip()
+    if data_type == "NUMBER":
+        return _number_type(column.data_precision, column.data_scale)
+    if data_type == "FLOAT":
+        return "STRING"
+    if data_type == "BINARY_FLOAT":
+        return "FLOAT"
+    if data_type == "BINARY_DOUBLE":
+        return "DOUBLE"
+    if data_type == "DATE":
+        return "TIMESTAMP_NTZ"
+    match = _TIMESTAMP.match(data_type)
+    if match:
+        precision = int(match.group(1)) if match.group(1) else 6
+        if precision > SPARK_MAX_TIMESTAMP_PRECISION:
+            return "STRING"
+        return "TIMESTAMP" if match.group(2) else "TIMESTAMP_NTZ"
+    if data_type.startswith("INTERVAL"):
+        return "STRING"
+    if data_type in _STRING_TYPES:
+        return "STRING"
+    if data_type in _BINARY_TYPES:
+        return "BINARY"
+    raise UnsupportedTypeError(f"column {column.name!r}: Oracle type {column.data_type!r} is not replicated")
+
+
+def _number_type(precision: int | None, scale: int | None) -> str:
+    if precision is None and scale is None:
+        return "STRING"
+    if precision is None:
+        precision = SPARK_MAX_DECIMAL_PRECISION
+    scale = scale or 0
+    if scale < 0:
+        precision, scale = precision - scale, 0
+    if precision > SPARK_MAX_DECIMAL_PRECISION or scale > precision:
+        return "STRING"
+    return f"DECIMAL({precision},{scale})"
