@@ -1,0 +1,1 @@
+"""Landing: the Spark session, staging tables, checkpoints, and dbt runs in-process."""

@@ -1,0 +1,127 @@
+"""The one Spark session of an oracdc process, and dbt called in-process on it.
+
+Embedded (the default): ``local[2]`` with a Hive catalog whose Derby metastore, warehouse and
+``derby.log`` live under the configured data directory, never the current directory
+(``spark-local.md``). Remote: when ``SPARK_REMOTE`` (or ``SparkSettings.remote``) names a Spark
+Connect server, every client (extractor and dbt) goes through it and no local metastore is used.
+
+The embedded Derby metastore admits one JVM, so an oracdc process creates the session first and
+runs dbt through :func:`run_dbt`, whose ``method: session`` profile reuses the active session.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+LOG = logging.getLogger(__name__)
+
+DATA_DIR_ENV = "ORACDC_DATA_DIR"
+SPARK_REMOTE_ENV = "SPARK_REMOTE"
+
+
+@dataclass(frozen=True)
+class SparkSettings:
+    """Where the session runs and where the embedded catalog keeps its files."""
+
+    data_dir: Path
+    master: str = "local[2]"
+    remote: str | None = None
+    driver_memory: str = "4g"
+    shuffle_partitions: int = 4
+    extra_conf: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_environment(cls, data_dir: Path, **overrides: Any) -> SparkSettings:
+        """Settings for ``data_dir``; ``SPARK_REMOTE`` in the environment selects Spark Connect."""
+        remote = overrides.pop("remote", None) or os.environ.get(SPARK_REMOTE_ENV) or None
+        return cls(data_dir=data_dir.resolve(), remote=remote, **overrides)
+
+
+def embedded_conf(settings: SparkSettings) -> dict[str, str]:
+    """The Spark configuration of the embedded session (measured in ``spark-local.md``)."""
+    data_dir = settings.data_dir.resolve()
+    conf = {
+        "spark.master": settings.master,
+        "spark.app.name": "oracdc",
+        "spark.sql.catalogImplementation": "hive",
+        "spark.sql.warehouse.dir": str(data_dir / "warehouse"),
+        "spark.hadoop.javax.jdo.option.ConnectionURL": (
+            f"jdbc:derby:;databaseName={data_dir / 'metastore_db'};create=true"
+        ),
+        "spark.driver.extraJavaOptions": f"-Dderby.stream.error.file={data_dir / 'derby.log'}",
+        "spark.driver.memory": settings.driver_memory,
+        "spark.sql.sources.partitionOverwriteMode": "dynamic",
+        "spark.sql.shuffle.partitions": str(settings.shuffle_partitions),
+        "spark.sql.session.timeZone": "UTC",
+        "spark.sql.execution.arrow.pyspark.enabled": "true",
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+    }
+    conf.update(settings.extra_conf)
+    return conf
+
+
+def get_spark(settings: SparkSettings) -> SparkSession:
+    """The process's Spark session, created on first call (later calls return the same one)."""
+    from pyspark.sql import SparkSession
+
+    os.environ[DATA_DIR_ENV] = str(settings.data_dir.resolve())
+    if settings.remote:
+        os.environ[SPARK_REMOTE_ENV] = settings.remote
+        LOG.info("spark session: connecting to %s", settings.remote)
+        remote_session: SparkSession = SparkSession.builder.remote(settings.remote).getOrCreate()
+        remote_session.conf.set("spark.sql.session.timeZone", "UTC")
+        return remote_session
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    builder = SparkSession.builder
+    for key, value in embedded_conf(settings).items():
+        builder = builder.config(key, value)
+    LOG.info("spark session: embedded %s, data under %s", settings.master, settings.data_dir)
+    session: SparkSession = builder.enableHiveSupport().getOrCreate()
+    session.sparkContext.setLogLevel("ERROR")
+    return session
+
+
+def default_project_dir() -> Path:
+    """The dbt project shipped with this repository (the directory holding dbt_project.yml)."""
+    return Path(__file__).resolve().parents[2]
+
+
+def run_dbt(
+    args: Sequence[str],
+    *,
+    project_dir: Path | None = None,
+    profiles_dir: Path | None = None,
+    target: str | None = None,
+    variables: Mapping[str, object] | None = None,
+) -> Any:
+    """Run one dbt command in this process (reusing the active Spark session).
+
+    Returns dbt's ``dbtRunnerResult``; callers check ``.success`` and ``.exception``.
+    """
+    import json
+
+    from dbt.cli.main import dbtRunner
+
+    project = (project_dir or default_project_dir()).resolve()
+    command = [
+        *args,
+        "--project-dir",
+        str(project),
+        "--profiles-dir",
+        str((profiles_dir or project).resolve()),
+    ]
+    if target:
+        command += ["--target", target]
+    if variables:
+        command += ["--vars", json.dumps(dict(variables))]
+    LOG.info("dbt %s", " ".join(args))
+    return dbtRunner().invoke(command)
