@@ -1,0 +1,91 @@
+"""Records the transaction buffer hands to the pipeline (and the pipeline stores in checkpoints)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from extractor.logminer_row import LogMinerRow, redo_position
+
+RedoPosition = tuple[int, int, int, int]
+
+# Above every real (log sequence, block, offset, SSN): RS_ID fields are at most 32 bits.
+_MAX_REDO_POSITION: RedoPosition = (2**63 - 1, 2**63 - 1, 2**63 - 1, 2**63 - 1)
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class CommitPosition:
+    """Where a transaction committed: its COMMIT row's SCN, then that row's redo position.
+
+    Totally orders commits. The pipeline checkpoints the position of the last transaction it
+    landed and passes it back as ``emit_after`` after a restart.
+    """
+
+    scn: int
+    redo: RedoPosition
+
+    @classmethod
+    def of_commit_row(cls, row: LogMinerRow) -> CommitPosition:
+        return cls(row.scn, redo_position(row.rs_id, row.ssn))
+
+    @classmethod
+    def after_snapshot(cls, snapshot_scn: int) -> CommitPosition:
+        """The position that every commit at or below ``snapshot_scn`` is <= (handover)."""
+        return cls(snapshot_scn, _MAX_REDO_POSITION)
+
+
+@dataclass(frozen=True, slots=True)
+class CommittedTransaction:
+    """A committed transaction: its surviving change rows, in redo order.
+
+    ``rows`` is a one-shot iterator; when the transaction was spilled it streams the spill
+    file back and deletes it when exhausted or closed. ``saw_start`` is False when the START
+    row was not mined (the transaction began before the first window), so earlier changes
+    of it may be missing.
+    """
+
+    xid: str
+    start_scn: int
+    commit_scn: int
+    commit_timestamp: str | None
+    commit_rs_id: str
+    commit_ssn: int
+    saw_start: bool
+    row_count: int
+    rows: Iterator[LogMinerRow]
+
+    @property
+    def position(self) -> CommitPosition:
+        return CommitPosition(self.commit_scn, redo_position(self.commit_rs_id, self.commit_ssn))
+
+
+@dataclass(frozen=True, slots=True)
+class OpenTransactionSummary:
+    """One still-open transaction, as ``oracdc status`` shows it."""
+
+    xid: str
+    first_scn: int
+    saw_start: bool
+    rows: int
+    bytes_in_memory: int
+    spilled_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class BufferMetrics:
+    """Counters of a :class:`TransactionBuffer` since it was created.
+
+    Byte counts are the buffer's own estimate (SQL_REDO length + a fixed per-row overhead).
+    """
+
+    bytes_in_memory: int
+    bytes_spilled_total: int
+    spill_files_open: int
+    open_transactions: int
+    committed: int
+    rolled_back: int
+    empty_commits: int
+    skipped_already_emitted: int
+    cancelled_rows: int
+    unmatched_rollback_rows: int
+    ignored_rows: int

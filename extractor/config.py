@@ -1,0 +1,269 @@
+"""``oracdc.yml``: what to replicate, from where, into where. Validated on load.
+
+Relative paths in the file are relative to the file's directory. Secrets never live here:
+the Oracle password comes from an environment variable (``password_env``), an owner-only file
+(``password_file``) or a python-oracledb wallet (``wallet_dir``); a ``password`` key is refused.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+from extractor.errors import OracdcError
+from extractor.nls import NlsSettings
+
+CONFIG_FILE_NAME = "oracdc.yml"
+
+ErrorPolicy = Literal["fail", "warn", "skip"]
+ERROR_POLICIES: tuple[ErrorPolicy, ...] = ("fail", "warn", "skip")
+SOURCE_KINDS = ("oracle", "sim", "replay")
+
+_ORACLE_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_$#]{0,127}$")
+_PATTERN = re.compile(r"^[A-Za-z0-9_$#*?]{1,128}$")
+_SPARK_SCHEMA = re.compile(r"^[a-z_][a-z0-9_]{0,127}$")
+
+
+class ConfigError(OracdcError):
+    """The configuration file is missing, unreadable or invalid."""
+
+
+@dataclass(frozen=True)
+class TableSelection:
+    """Tables to replicate: ``OWNER.TABLE`` entries, where either part may use ``*`` / ``?``."""
+
+    patterns: tuple[tuple[str, str], ...]
+
+    def matches(self, owner: str, table: str) -> bool:
+        return any(
+            fnmatch.fnmatchcase(owner.upper(), o) and fnmatch.fnmatchcase(table.upper(), t)
+            for o, t in self.patterns
+        )
+
+    @property
+    def owners(self) -> tuple[str, ...]:
+        return tuple(sorted({o for o, _ in self.patterns}))
+
+
+@dataclass(frozen=True)
+class MiningSettings:
+    window_scns: int = 20_000
+    min_window_scns: int = 100
+    max_window_scns: int = 1_000_000
+    target_rows_per_window: int = 200_000
+    poll_interval_seconds: float = 5.0
+
+
+@dataclass(frozen=True)
+class OracdcConfig:
+    """The validated content of ``oracdc.yml``."""
+
+    path: Path | None
+    source: Mapping[str, Any]
+    tables: TableSelection
+    data_dir: Path
+    staging_schema: str = "oracdc_staging"
+    error_policy: ErrorPolicy = "fail"
+    mining: MiningSettings = field(default_factory=MiningSettings)
+    memory_budget_mb: int = 256
+    snapshot_batch_rows: int = 50_000
+    nls: NlsSettings = field(default_factory=NlsSettings)
+    spark_remote: str | None = None
+    spark_master: str = "local[2]"
+    dbt_project_dir: Path | None = None
+    dbt_target: str | None = None
+    sync_interval_seconds: float = 60.0
+    notify: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def spill_dir(self) -> Path:
+        return self.data_dir / "spill"
+
+    @property
+    def checkpoint_path(self) -> Path:
+        return self.data_dir / "checkpoint.json"
+
+
+def load_config(path: Path) -> OracdcConfig:
+    """Read and validate ``path``; every problem is a ConfigError naming the key."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(
+            f"configuration file {path} not found",
+            fix="create it (see README 'Configuration') or pass --config PATH",
+        ) from None
+    except OSError as error:
+        raise ConfigError(f"cannot read {path}: {error.strerror}") from None
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise ConfigError(f"{path} is not valid YAML: {' '.join(str(error).split())}") from None
+    if not isinstance(raw, Mapping):
+        raise ConfigError(f"{path} must hold a mapping of settings")
+    return config_from_mapping(raw, base_dir=path.parent.resolve(), path=path)
+
+
+_TOP_LEVEL_KEYS = {
+    "source",
+    "tables",
+    "data_dir",
+    "staging_schema",
+    "error_policy",
+    "mining",
+    "memory_budget_mb",
+    "snapshot_batch_rows",
+    "nls",
+    "spark",
+    "dbt",
+    "sync_interval_seconds",
+    "notify",
+}
+
+
+def config_from_mapping(
+    raw: Mapping[str, Any], *, base_dir: Path, path: Path | None = None
+) -> OracdcConfig:
+    where = str(path) if path else "configuration"
+    unknown = sorted(set(raw) - _TOP_LEVEL_KEYS)
+    if unknown:
+        raise ConfigError(
+            f"{where}: unknown key(s) {', '.join(unknown)}",
+            fix=f"use only {', '.join(sorted(_TOP_LEVEL_KEYS))}",
+        )
+    source = _source(raw.get("source"), where, base_dir)
+    spark = _mapping(raw.get("spark", {}), "spark", where)
+    dbt = _mapping(raw.get("dbt", {}), "dbt", where)
+    mining_raw = _mapping(raw.get("mining", {}), "mining", where)
+    try:
+        mining = MiningSettings(
+            **{  # type: ignore[arg-type]
+                k: _number(v, f"mining.{k}", where)
+                if k == "poll_interval_seconds"
+                else int(_number(v, f"mining.{k}", where))
+                for k, v in mining_raw.items()
+            }
+        )
+    except TypeError:
+        raise ConfigError(
+            f"{where}: unknown key under mining: {sorted(mining_raw)}",
+            fix="use window_scns, min_window_scns, max_window_scns, target_rows_per_window, "
+            "poll_interval_seconds",
+        ) from None
+    if not 0 < mining.min_window_scns <= mining.window_scns <= mining.max_window_scns:
+        raise ConfigError(f"{where}: need 0 < min_window_scns <= window_scns <= max_window_scns")
+    policy = raw.get("error_policy", "fail")
+    if policy not in ERROR_POLICIES:
+        raise ConfigError(f"{where}: error_policy must be one of fail, warn, skip; not {policy!r}")
+    staging_schema = str(raw.get("staging_schema", "oracdc_staging"))
+    if not _SPARK_SCHEMA.match(staging_schema):
+        raise ConfigError(
+            f"{where}: staging_schema {staging_schema!r} is not a plain lower-case Spark name"
+        )
+    try:
+        nls = NlsSettings.from_json(_mapping(raw.get("nls", {}), "nls", where))
+    except ValueError as error:
+        raise ConfigError(f"{where}: nls: {error}") from None
+    project_dir = dbt.get("project_dir")
+    return OracdcConfig(
+        path=path,
+        source=source,
+        tables=_tables(raw.get("tables"), where),
+        data_dir=_path(raw.get("data_dir", "data"), base_dir),
+        staging_schema=staging_schema,
+        error_policy=policy,
+        mining=mining,
+        memory_budget_mb=int(_number(raw.get("memory_budget_mb", 256), "memory_budget_mb", where)),
+        snapshot_batch_rows=int(
+            _number(raw.get("snapshot_batch_rows", 50_000), "snapshot_batch_rows", where)
+        ),
+        nls=nls,
+        spark_remote=spark.get("remote"),
+        spark_master=str(spark.get("master", "local[2]")),
+        dbt_project_dir=_path(project_dir, base_dir) if project_dir else None,
+        dbt_target=dbt.get("target"),
+        sync_interval_seconds=_number(
+            raw.get("sync_interval_seconds", 60), "sync_interval_seconds", where
+        ),
+        notify=_mapping(raw.get("notify", {}), "notify", where),
+    )
+
+
+def _source(raw: Any, where: str, base_dir: Path) -> Mapping[str, Any]:
+    source = dict(_mapping(raw, "source", where))
+    kind = source.get("kind")
+    if kind not in SOURCE_KINDS:
+        raise ConfigError(
+            f"{where}: source.kind must be one of {', '.join(SOURCE_KINDS)}; not {kind!r}"
+        )
+    if "password" in source:
+        raise ConfigError(
+            f"{where}: source.password is not allowed: passwords never live in the config file",
+            fix="set source.password_env (an environment variable name) or source.password_file "
+            "(a file readable by its owner only) or source.wallet_dir",
+        )
+    if kind == "oracle":
+        for key in ("dsn", "user"):
+            if not source.get(key):
+                raise ConfigError(f"{where}: source.{key} is required for kind oracle")
+        if not any(source.get(k) for k in ("password_env", "password_file", "wallet_dir")):
+            raise ConfigError(
+                f"{where}: source needs password_env, password_file or wallet_dir for kind oracle"
+            )
+        for key in ("password_file", "wallet_dir"):
+            if source.get(key):
+                source[key] = str(_path(source[key], base_dir))
+    if kind == "replay":
+        if not source.get("path"):
+            raise ConfigError(f"{where}: source.path (the bundle directory) is required")
+        source["path"] = str(_path(source["path"], base_dir))
+    return source
+
+
+def _tables(raw: Any, where: str) -> TableSelection:
+    if not isinstance(raw, list) or not raw:
+        raise ConfigError(
+            f"{where}: tables must be a non-empty list of OWNER.TABLE entries (wildcards * and ?)"
+        )
+    patterns: list[tuple[str, str]] = []
+    for entry in raw:
+        text = str(entry).strip()
+        owner, dot, table = text.partition(".")
+        if not dot or not _PATTERN.match(owner) or not _PATTERN.match(table):
+            raise ConfigError(
+                f"{where}: table entry {text!r} is not OWNER.TABLE (letters, digits, _ $ #, * ?)"
+            )
+        patterns.append((owner.upper(), table.upper()))
+    return TableSelection(tuple(patterns))
+
+
+def validate_oracle_name(name: str, what: str) -> str:
+    """Return ``name`` if it is a plain Oracle identifier, else raise ConfigError."""
+    if not _ORACLE_NAME.match(name):
+        raise ConfigError(f"{what} {name!r} is not a valid Oracle identifier")
+    return name
+
+
+def _mapping(raw: Any, key: str, where: str) -> Mapping[str, Any]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        raise ConfigError(f"{where}: {key} must be a mapping")
+    return raw
+
+
+def _number(raw: Any, key: str, where: str) -> float:
+    if isinstance(raw, bool) or not isinstance(raw, int | float) or raw < 0:
+        raise ConfigError(f"{where}: {key} must be a non-negative number, not {raw!r}")
+    return float(raw) if isinstance(raw, float) else int(raw)
+
+
+def _path(raw: Any, base_dir: Path) -> Path:
+    candidate = Path(str(raw)).expanduser()
+    return candidate if candidate.is_absolute() else (base_dir / candidate).resolve()

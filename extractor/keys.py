@@ -1,0 +1,40 @@
+"""Which columns identify a row in the replica (its consolidation key).
+
+- A table with a primary key, ALL supplemental logging and no LOB/LONG column is keyed by its
+  primary key: every change carries the whole row, and a primary-key update becomes a delete
+  of the old key plus an upsert of the new one (architecture.md §2).
+- A table without a primary key is keyed by ROWID (``_row_id``).
+- Every other table with a primary key is keyed by ROWID too. Under MINIMAL logging an UPDATE
+  does not carry the key at all; under PRIMARY KEY logging a key update carries only the key
+  and the changed columns; under ALL logging LOB and LONG columns are left out of the image.
+  In each case the row image of a new key could not be rebuilt from the redo. The ROWID is in
+  every change row and survives a key update, so the replica stays exact; the primary key is
+  still a column, and the generated schema tests still check that it is unique.
+  Caveat (as for tables without a key): operations that move rows (ALTER TABLE MOVE, SHRINK,
+  partition row movement, FLASHBACK TABLE) change ROWIDs and need a re-snapshot of the table.
+"""
+
+from __future__ import annotations
+
+from extractor.dictionary import TableDef
+from extractor.staging_contract import spark_column_name
+
+ROW_ID_KEY = "_row_id"
+
+
+_UNLOGGED_TYPES = ("CLOB", "NCLOB", "BLOB", "LONG", "LONG RAW", "XMLTYPE")
+
+
+def keyed_by_primary_key(table: TableDef) -> bool:
+    return (
+        bool(table.primary_key)
+        and table.supplemental_logging == "ALL"
+        and not any(c.data_type.upper() in _UNLOGGED_TYPES for c in table.columns)
+    )
+
+
+def consolidation_key(table: TableDef) -> tuple[str, ...]:
+    """The replica's key columns (Spark names): the PK columns, or ``("_row_id",)``."""
+    if keyed_by_primary_key(table):
+        return tuple(spark_column_name(c) for c in table.primary_key)
+    return (ROW_ID_KEY,)

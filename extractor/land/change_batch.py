@@ -1,0 +1,205 @@
+"""Arrow landing batches following the staging contract, built column by column.
+
+``change_batch`` turns typed change rows (``ChangeRecord``) of one table into one Arrow table;
+``snapshot_batch`` turns an Arrow batch read by a snapshot into the same shape. Both produce
+exactly ``staging_schema.staging_arrow_schema(table)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+import pyarrow as pa
+
+from extractor.change_record import ChangeRecord
+from extractor.dictionary import TableDef
+from extractor.land.errors import LandingError
+from extractor.land.staging_schema import (
+    METADATA_ARROW_TYPES,
+    staging_arrow_schema,
+)
+from extractor.source.arrow_schema import arrow_schema
+from extractor.staging_contract import spark_column_name
+
+# Names a snapshot batch may give its ROWID column (the source yields one of them).
+ROW_ID_COLUMNS: tuple[str, ...] = ("_row_id", "ROWID", "rowid", "ROW_ID", "row_id")
+
+
+def change_batch(
+    table: TableDef,
+    records: Sequence[ChangeRecord],
+    *,
+    batch_id: int,
+    extracted_at: datetime,
+) -> pa.Table:
+    """The staging rows of ``records`` (all of ``table``), in the order given.
+
+    A column a record does not carry is NULL and missing from its ``_present``; a full image
+    has ``_present`` NULL. Raises ``LandingError`` for a record of another table, a value
+    that does not fit its column's Arrow type, or a column the dictionary does not know.
+    """
+    _check_aware("extracted_at", extracted_at)
+    _check_records_belong(table, records)
+    schema = staging_arrow_schema(table)
+    count = len(records)
+    columns: list[pa.Array] = [
+        _source_column(table, field, [r.values.get(column.name) for r in records])
+        for field, column in zip(arrow_schema(table), table.columns, strict=True)
+    ]
+    columns += [
+        _metadata_array("_op", [r.op for r in records]),
+        _metadata_array("_scn", [r.scn for r in records]),
+        _metadata_array("_commit_scn", [r.commit_scn for r in records]),
+        _metadata_array("_redo_pos", [r.redo_pos for r in records]),
+        _metadata_array("_rs_id", [_trimmed(r.rs_id) for r in records]),
+        _metadata_array("_ssn", [r.ssn for r in records]),
+        _metadata_array("_xid", [r.xid for r in records]),
+        _metadata_array("_row_id", [r.row_id for r in records]),
+        _metadata_array("_commit_ts", [r.commit_ts for r in records]),
+        _metadata_array("_present", _present_lists(table, records)),
+        _constant("_batch_id", batch_id, count),
+        _constant("_extracted_at", extracted_at, count),
+    ]
+    return pa.Table.from_arrays(columns, schema=schema)
+
+
+def snapshot_batch(
+    table: TableDef,
+    batch: pa.RecordBatch | pa.Table,
+    *,
+    snapshot_scn: int,
+    snapshot_ts: datetime,
+    batch_id: int,
+    extracted_at: datetime,
+) -> pa.Table:
+    """Staging rows (``_op='r'``) of a snapshot read at ``snapshot_scn``, without a row loop.
+
+    ``batch`` holds the source columns (lower-case or Oracle names) and the ROWID in one of
+    ``ROW_ID_COLUMNS``; source columns are cast to the staging types.
+    """
+    _check_aware("snapshot_ts", snapshot_ts)
+    _check_aware("extracted_at", extracted_at)
+    by_name = {name: batch.column(i) for i, name in enumerate(batch.schema.names)}
+    count = batch.num_rows
+    columns: list[pa.Array | pa.ChunkedArray] = [
+        _snapshot_source_column(table, field, column.name, by_name)
+        for field, column in zip(arrow_schema(table), table.columns, strict=True)
+    ]
+    columns += [
+        _constant("_op", "r", count),
+        _constant("_scn", snapshot_scn, count),
+        _constant("_commit_scn", snapshot_scn, count),
+        _constant("_redo_pos", 0, count),
+        pa.nulls(count, METADATA_ARROW_TYPES["_rs_id"]),
+        pa.nulls(count, METADATA_ARROW_TYPES["_ssn"]),
+        pa.nulls(count, METADATA_ARROW_TYPES["_xid"]),
+        _snapshot_row_ids(table, by_name),
+        _constant("_commit_ts", snapshot_ts, count),
+        pa.nulls(count, METADATA_ARROW_TYPES["_present"]),
+        _constant("_batch_id", batch_id, count),
+        _constant("_extracted_at", extracted_at, count),
+    ]
+    return pa.Table.from_arrays(columns, schema=staging_arrow_schema(table))
+
+
+def _source_column(table: TableDef, field: pa.Field, values: list[object]) -> pa.Array:
+    try:
+        return pa.array(values, type=field.type)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, TypeError, ValueError) as error:
+        raise LandingError(
+            f"{table.qualified_name}: a value of column {field.name} does not fit {field.type}: "
+            f"{error}",
+            fix="check the type mapping of this column in spark_types and the parsed values",
+        ) from error
+
+
+def _metadata_array(name: str, values: list[object]) -> pa.Array:
+    return pa.array(values, type=METADATA_ARROW_TYPES[name])
+
+
+def _constant(name: str, value: object, count: int) -> pa.Array:
+    return pa.repeat(pa.scalar(value, type=METADATA_ARROW_TYPES[name]), count)
+
+
+def _trimmed(rs_id: str | None) -> str | None:
+    return None if rs_id is None else rs_id.strip()
+
+
+def _present_lists(table: TableDef, records: Sequence[ChangeRecord]) -> list[list[str] | None]:
+    """``_present`` of each record; computed once per distinct set of carried columns."""
+    known = {column.name: spark_column_name(column.name) for column in table.columns}
+    order = {column.name: position for position, column in enumerate(table.columns)}
+    cache: dict[tuple[str, ...], list[str]] = {}
+    present: list[list[str] | None] = []
+    for record in records:
+        keys = tuple(record.values)
+        names = cache.get(keys)
+        if names is None:
+            unknown = [key for key in keys if key not in known]
+            if unknown:
+                raise LandingError(
+                    f"{table.qualified_name}: change at SCN {record.scn} carries columns "
+                    f"unknown to the dictionary: {', '.join(unknown)}",
+                    fix="refresh the dictionary of this table before landing its changes",
+                )
+            names = [known[key] for key in sorted(keys, key=order.__getitem__)]
+            cache[keys] = names
+        present.append(None if record.full_image else names)
+    return present
+
+
+def _check_records_belong(table: TableDef, records: Sequence[ChangeRecord]) -> None:
+    for record in records:
+        if record.owner != table.owner or record.table != table.name:
+            raise LandingError(
+                f"change of {record.owner}.{record.table} at SCN {record.scn} given to the "
+                f"batch of {table.qualified_name}",
+                fix="group change records by table before landing",
+            )
+
+
+def _check_aware(name: str, moment: datetime) -> None:
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise LandingError(
+            f"{name} {moment.isoformat()} has no time zone",
+            fix=f"pass {name} as an aware datetime (e.g. datetime.now(timezone.utc))",
+        )
+
+
+def _snapshot_source_column(
+    table: TableDef,
+    field: pa.Field,
+    oracle_name: str,
+    by_name: dict[str, pa.Array | pa.ChunkedArray],
+) -> pa.Array | pa.ChunkedArray:
+    column = by_name.get(field.name, by_name.get(oracle_name))
+    if column is None:
+        raise LandingError(
+            f"{table.qualified_name}: snapshot batch lacks column {field.name}",
+            fix="read every dictionary column in the snapshot query",
+        )
+    if column.type == field.type:
+        return column
+    try:
+        return column.cast(field.type)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as error:
+        raise LandingError(
+            f"{table.qualified_name}: snapshot column {field.name} of type {column.type} "
+            f"cannot be cast to {field.type}: {error}",
+            fix="check the snapshot reader's Arrow types against source.arrow_schema",
+        ) from error
+
+
+def _snapshot_row_ids(
+    table: TableDef, by_name: dict[str, pa.Array | pa.ChunkedArray]
+) -> pa.Array | pa.ChunkedArray:
+    for name in ROW_ID_COLUMNS:
+        if name in by_name and not table.has_column(name):
+            column = by_name[name]
+            return column if column.type == pa.string() else column.cast(pa.string())
+    raise LandingError(
+        f"{table.qualified_name}: snapshot batch has no ROWID column "
+        f"(looked for {', '.join(ROW_ID_COLUMNS)})",
+        fix="select ROWID with the source columns in the snapshot query",
+    )

@@ -1,0 +1,225 @@
+"""Recovery of string values whose apostrophes Oracle did not double.
+
+LogMiner sometimes writes ``'O'Brien'`` instead of ``'O''Brien'``. A string literal can
+then only be delimited by what may follow it in the grammar: a closing quote must be
+followed by ``,``, ``)``, `` and ``, `` where``, ``;`` or the end of the statement, and the
+rest of the statement must still parse, with as many values as columns (INSERT) and only
+column names the dictionary knows (when the table is given). This module enumerates every
+reading that satisfies those rules: exactly one is a recovery, none or several is a
+:class:`RedoParseError`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from enum import Enum, auto
+
+from extractor.dictionary import TableDef
+from extractor.parse import redo_grammar as g
+from extractor.parse.errors import RedoParseError
+from extractor.parse.literals import IS_NULL_LITERAL, Literal
+from extractor.parse.redo_statement import Operation, ParsedRedo
+
+# Reading more than this many partial states means the text is hopelessly ambiguous.
+MAX_STEPS = 20_000
+
+_INSERT_HEAD = re.compile(
+    rf"\s*(?i:insert\s+into)\s+{g.TABLE}\s*\(\s*({g.IDENT}(?:\s*,\s*{g.IDENT})*+)\s*\)\s*"
+    rf"(?i:values)\s*\(\s*"
+)
+_UPDATE_HEAD = re.compile(rf"\s*(?i:update)\s+{g.TABLE}\s+(?i:set)\s+")
+_DELETE_HEAD = re.compile(rf"\s*(?i:delete\s+from)\s+{g.TABLE}\s+(?i:where)\s+")
+
+_VALUE = re.compile(rf"{g.COMMENT}({g.VALUE})")
+_COMMENT = re.compile(g.COMMENT)
+_STRING_END = re.compile(r"\s*(?:[,)]|;?\s*\Z)|\s+(?i:and|where)\s")
+_COMMA = re.compile(r"\s*,\s*")
+_INSERT_END = re.compile(rf"\s*\){g.END}\Z")
+_SET_COLUMN = re.compile(rf"{g.ALIAS}{g.IDENT_CAP}\s*=\s*")
+_WHERE_KEYWORD = re.compile(r"\s+(?i:where)\s+")
+_AND = re.compile(g.AND)
+_WHERE_COLUMN = re.compile(rf"{g.ALIAS}{g.IDENT_CAP}\s*(?:(=)\s*|(?i:IS\s+NULL))")
+_ROWID_END = re.compile(rf"{g.ROWID_PREDICATE}{g.END}\Z")
+_END = re.compile(rf"{g.END}\Z")
+
+
+class _Section(Enum):
+    INSERT = auto()
+    SET = auto()
+    WHERE = auto()
+
+
+# A reading in progress: items as a linked list (previous, (section, column, literal)).
+_Items = tuple["_Items", tuple[_Section, str, Literal]] | None
+
+
+def parse_relaxed(sql: str, table: TableDef | None) -> ParsedRedo:
+    """The one reading of ``sql`` that tolerates undoubled apostrophes, or an error."""
+    reader = _Reader(sql, table)
+    readings = reader.readings()
+    if not readings:
+        raise RedoParseError("statement does not follow the SQL_REDO grammar", sql, reader.furthest)
+    if len(readings) > 1:
+        raise RedoParseError(
+            "ambiguous: an undoubled apostrophe allows more than one split", sql, reader.first_quote
+        )
+    return readings[0]
+
+
+class _Reader:
+    def __init__(self, sql: str, table: TableDef | None) -> None:
+        self.sql = sql
+        self.known_columns = frozenset(table.column_names) if table is not None else None
+        self.furthest = 0
+        self.first_quote = len(sql)
+        self.steps = 0
+        self.rowid: str | None = None
+
+    def readings(self) -> list[ParsedRedo]:
+        sql = self.sql
+        found: list[ParsedRedo] = []
+        for head, operation in (
+            (_INSERT_HEAD, "INSERT"),
+            (_UPDATE_HEAD, "UPDATE"),
+            (_DELETE_HEAD, "DELETE"),
+        ):
+            match = head.match(sql)
+            if match is None:
+                continue
+            self._reach(match.end())
+            owner, table = _unquote(match.group(1)), _unquote(match.group(2)) or ""
+            columns: list[str] = []
+            if operation == "INSERT":
+                columns = [_unquote(c) or "" for c in g.COLUMN_NAMES.findall(match.group(3))]
+            for items, rowid in self._walk(operation, match.end(), len(columns)):
+                found.append(_reading(operation, owner, table, columns, items, rowid))
+                if len(found) > 1:
+                    return found
+            return found
+        return found
+
+    def _walk(
+        self, operation: str, start: int, column_count: int
+    ) -> Iterator[tuple[_Items, str | None]]:
+        # Depth-first over (state, position, items, count); states name what comes next.
+        first_state = {"INSERT": "insert_value", "UPDATE": "set_column", "DELETE": "where"}
+        stack: list[tuple[str, int, _Items, int, str]] = [
+            (first_state[operation], start, None, 0, "")
+        ]
+        sql = self.sql
+        while stack:
+            state, pos, items, count, column = stack.pop()
+            self.steps += 1
+            if self.steps > MAX_STEPS:
+                raise RedoParseError("too many possible splits to decide", sql, self.first_quote)
+            self._reach(pos)
+            if state == "insert_value":
+                for text, end in self._values(pos):
+                    node = (items, (_Section.INSERT, str(count), Literal(text)))
+                    if count + 1 < column_count:
+                        comma = _COMMA.match(sql, end)
+                        if comma:
+                            stack.append(("insert_value", comma.end(), node, count + 1, ""))
+                    elif count + 1 == column_count and _INSERT_END.match(sql, end):
+                        yield node, None
+            elif state == "set_column":
+                match = _SET_COLUMN.match(sql, pos)
+                if match and self._known(match.group(1)):
+                    stack.append(("set_value", match.end(), items, count, match.group(1)))
+            elif state == "set_value":
+                for text, end in self._values(pos):
+                    node = (items, (_Section.SET, column, Literal(text)))
+                    comma = _COMMA.match(sql, end)
+                    if comma:
+                        stack.append(("set_column", comma.end(), node, count, ""))
+                    where = _WHERE_KEYWORD.match(sql, end)
+                    if where:
+                        stack.append(("where", where.end(), node, count, ""))
+                    if _END.match(sql, end):
+                        yield node, None
+            elif state == "where":
+                rowid = _ROWID_END.match(sql, pos)
+                if rowid:
+                    yield items, rowid.group(1)
+                match = _WHERE_COLUMN.match(sql, pos)
+                if match and self._known(match.group(1)):
+                    if match.group(2):
+                        stack.append(("where_value", match.end(), items, count, match.group(1)))
+                    else:
+                        node = (items, (_Section.WHERE, match.group(1), IS_NULL_LITERAL))
+                        yield from self._after_where_value(node, match.end(), stack)
+            elif state == "where_value":
+                for text, end in self._values(pos):
+                    node = (items, (_Section.WHERE, column, Literal(text)))
+                    yield from self._after_where_value(node, end, stack)
+
+    def _after_where_value(
+        self, node: _Items, end: int, stack: list[tuple[str, int, _Items, int, str]]
+    ) -> Iterator[tuple[_Items, str | None]]:
+        conjunction = _AND.match(self.sql, end)
+        if conjunction:
+            stack.append(("where", conjunction.end(), node, 0, ""))
+        if _END.match(self.sql, end):
+            yield node, None
+
+    def _values(self, pos: int) -> list[tuple[str, int]]:
+        """Every way a value can start at ``pos``: the strict literal, and each closing
+        quote a relaxed string could end at."""
+        sql = self.sql
+        candidates: list[tuple[str, int]] = []
+        strict = _VALUE.match(sql, pos)
+        if strict:
+            candidates.append((strict.group(1), strict.end()))
+        comment = _COMMENT.match(sql, pos)
+        start = comment.end() if comment else pos
+        if start < len(sql) and sql[start] == "'":
+            self.first_quote = min(self.first_quote, start)
+            close = sql.find("'", start + 1)
+            while close != -1:
+                end = close + 1
+                if _STRING_END.match(sql, end) and not (strict and end == strict.end()):
+                    content = sql[start + 1 : close].replace("''", "'")
+                    candidates.append(("'" + content.replace("'", "''") + "'", end))
+                close = sql.find("'", end)
+        return candidates
+
+    def _known(self, quoted_name: str) -> bool:
+        if self.known_columns is None:
+            return True
+        return (_unquote(quoted_name) or "") in self.known_columns
+
+    def _reach(self, pos: int) -> None:
+        self.furthest = max(self.furthest, pos)
+
+
+def _reading(
+    operation: str,
+    owner: str | None,
+    table: str,
+    columns: list[str],
+    items: _Items,
+    rowid: str | None,
+) -> ParsedRedo:
+    ordered: list[tuple[_Section, str, Literal]] = []
+    while items is not None:
+        items, item = items
+        ordered.append(item)
+    ordered.reverse()
+    new: dict[str, Literal] = {}
+    old: dict[str, Literal] = {}
+    for section, column, literal in ordered:
+        if section is _Section.INSERT:
+            new[columns[int(column)]] = literal
+        elif section is _Section.SET:
+            new[_unquote(column) or ""] = literal
+        else:
+            old[_unquote(column) or ""] = literal
+    op: Operation = "INSERT" if operation == "INSERT" else "UPDATE"
+    if operation == "DELETE":
+        op = "DELETE"
+    return ParsedRedo(op, owner, table, new, old, rowid, recovered_quotes=True)
+
+
+def _unquote(name: str | None) -> str | None:
+    return None if name is None else name.replace('""', '"')

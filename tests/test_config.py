@@ -1,0 +1,83 @@
+"""oracdc.yml loading: valid files load, every invalid one names its problem."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from extractor.config import ConfigError, load_config
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "oracdc.yml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+MINIMAL = """
+source: {kind: replay, path: bundle}
+tables: [HR.EMPLOYEES, "SALES.*"]
+"""
+
+
+def test_minimal_file_gets_defaults_and_paths_relative_to_the_file(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, MINIMAL))
+    assert config.source["path"] == str(tmp_path / "bundle")
+    assert config.data_dir == tmp_path / "data"
+    assert config.error_policy == "fail"
+    assert config.staging_schema == "oracdc_staging"
+    assert config.checkpoint_path == tmp_path / "data" / "checkpoint.json"
+
+
+def test_table_patterns_match_owner_and_table_case_insensitively(tmp_path: Path) -> None:
+    tables = load_config(write(tmp_path, MINIMAL)).tables
+    assert tables.matches("HR", "EMPLOYEES")
+    assert tables.matches("sales", "orders")
+    assert not tables.matches("HR", "JOBS")
+    assert tables.owners == ("HR", "SALES")
+
+
+def test_password_in_config_is_refused_with_the_fix(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "source: {kind: oracle, dsn: 'db:1521/X', user: U, password: hunter2}\ntables: [A.B]\n",
+    )
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert "password_env" in caught.value.one_line()
+    assert "hunter2" not in caught.value.one_line()
+
+
+def test_oracle_source_needs_a_password_source(tmp_path: Path) -> None:
+    path = write(tmp_path, "source: {kind: oracle, dsn: 'db:1521/X', user: U}\ntables: [A.B]\n")
+    with pytest.raises(ConfigError, match="password_env"):
+        load_config(path)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("source: {kind: mysql}\ntables: [A.B]\n", "source.kind"),
+        ("source: {kind: replay, path: x}\ntables: []\n", "non-empty list"),
+        ("source: {kind: replay, path: x}\ntables: ['A.B; drop table x']\n", "not OWNER.TABLE"),
+        ("source: {kind: replay, path: x}\ntables: [A.B]\nerror_policy: ignore\n", "error_policy"),
+        ("source: {kind: replay, path: x}\ntables: [A.B]\nstaging_schema: 'a b'\n", "staging"),
+        ("source: {kind: replay, path: x}\ntables: [A.B]\nmining: {window: 5}\n", "mining"),
+        ("source: {kind: replay, path: x}\ntables: [A.B]\nwhatever: 1\n", "unknown key"),
+        ("source: {kind: replay}\ntables: [A.B]\n", "source.path"),
+        ("[1, 2]\n", "mapping"),
+        ("source: {kind: replay, path: x\n", "not valid YAML"),
+    ],
+)
+def test_invalid_files_raise_a_config_error_naming_the_problem(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    with pytest.raises(ConfigError, match=message):
+        load_config(write(tmp_path, text))
+
+
+def test_missing_file_says_how_to_fix_it(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as caught:
+        load_config(tmp_path / "nope.yml")
+    assert "--config" in caught.value.one_line()
