@@ -134,10 +134,8 @@ class _Reader:
                     if comma:
                         stack.append(("set_column", comma.end(), node, count, ""))
                     where = _WHERE_KEYWORD.match(sql, end)
-                    if where:
+                    if where:  # LogMiner always writes a WHERE clause for an UPDATE
                         stack.append(("where", where.end(), node, count, ""))
-                    if _END.match(sql, end):
-                        yield node, None
             elif state == "where":
                 rowid = _ROWID_END.match(sql, pos)
                 if rowid:

@@ -1,0 +1,265 @@
+"""The extractor's durable checkpoint: one JSON file under the data directory.
+
+Written by atomic replace (temporary file, flush, fsync, rename, fsync of the directory), so a
+crash leaves either the old or the new checkpoint, never a torn one. The pipeline saves a
+checkpoint only after the data it covers has landed; batch ids are reserved (durably) before
+their data lands, so a crash can skip an id but never reuse one.
+
+An exclusive ``fcntl`` lock on ``checkpoint.lock`` keeps a second extractor process off the
+same data directory.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any, Final, Literal, cast, get_args
+
+from extractor.land.errors import CheckpointCorruptError, CheckpointError, CheckpointLockedError
+
+CHECKPOINT_FILE: Final = "checkpoint.json"
+LOCK_FILE: Final = "checkpoint.lock"
+FORMAT_NAME: Final = "oracdc-checkpoint"
+FORMAT_VERSION: Final = 1
+
+SnapshotStatus = Literal["pending", "running", "done"]
+SNAPSHOT_STATUSES: Final[tuple[str, ...]] = get_args(SnapshotStatus)
+
+
+@dataclass(frozen=True)
+class CommitPosition:
+    """The commit SCN and redo position (``staging_contract.redo_position_number``) of a
+    transaction's COMMIT: transactions at or below it have landed."""
+
+    commit_scn: int
+    redo_pos: int
+
+    def to_json(self) -> dict[str, Any]:
+        # redo_pos exceeds 2**53: written as text so that no JSON reader rounds it.
+        return {"commit_scn": self.commit_scn, "redo_pos": str(self.redo_pos)}
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> CommitPosition:
+        return cls(commit_scn=_int(raw["commit_scn"]), redo_pos=int(str(raw["redo_pos"])))
+
+
+@dataclass(frozen=True)
+class TableSnapshotState:
+    """Snapshot progress of one replicated table (key ``OWNER.TABLE`` in ``Checkpoint``).
+
+    ``resume_token`` is the source layer's opaque text naming the last landed chunk;
+    ``added_at_scn`` the SCN at which the table joined replication.
+    """
+
+    status: SnapshotStatus = "pending"
+    snapshot_scn: int | None = None
+    resume_token: str | None = None
+    rows_landed: int = 0
+    added_at_scn: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "snapshot_scn": self.snapshot_scn,
+            "resume_token": self.resume_token,
+            "rows_landed": self.rows_landed,
+            "added_at_scn": self.added_at_scn,
+        }
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> TableSnapshotState:
+        status = raw["status"]
+        if status not in SNAPSHOT_STATUSES:
+            raise ValueError(f"snapshot status {status!r} is not one of {SNAPSHOT_STATUSES}")
+        token = raw.get("resume_token")
+        return cls(
+            status=cast(SnapshotStatus, status),
+            snapshot_scn=_optional_int(raw.get("snapshot_scn")),
+            resume_token=None if token is None else str(token),
+            rows_landed=_int(raw.get("rows_landed", 0)),
+            added_at_scn=_optional_int(raw.get("added_at_scn")),
+        )
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """Where the extractor stands.
+
+    ``resume_scn``: where mining restarts (at or below the start of every still-open
+    transaction). ``last_commit``: the last transaction landed; a restart skips transactions
+    at or below it. ``mined_to_scn``: the end of the last mining window processed.
+    ``next_batch_id``: the lowest batch id never handed out.
+    """
+
+    resume_scn: int | None = None
+    last_commit: CommitPosition | None = None
+    mined_to_scn: int | None = None
+    tables: Mapping[str, TableSnapshotState] = field(default_factory=dict)
+    next_batch_id: int = 1
+
+    def with_table(self, qualified_name: str, state: TableSnapshotState) -> Checkpoint:
+        """A copy with the snapshot state of one table replaced."""
+        return replace(self, tables={**self.tables, qualified_name: state})
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT_NAME,
+            "version": FORMAT_VERSION,
+            "resume_scn": self.resume_scn,
+            "last_commit": None if self.last_commit is None else self.last_commit.to_json(),
+            "mined_to_scn": self.mined_to_scn,
+            "next_batch_id": self.next_batch_id,
+            "tables": {name: state.to_json() for name, state in sorted(self.tables.items())},
+        }
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> Checkpoint:
+        """Parse a checkpoint; raises ValueError / KeyError / TypeError on a bad document."""
+        if raw.get("format") != FORMAT_NAME:
+            raise ValueError(f"format is {raw.get('format')!r}, not {FORMAT_NAME!r}")
+        if raw.get("version") != FORMAT_VERSION:
+            raise ValueError(
+                f"format version {raw.get('version')!r} is not {FORMAT_VERSION} "
+                "(written by another oracdc version)"
+            )
+        last_commit = raw.get("last_commit")
+        next_batch_id = _int(raw["next_batch_id"])
+        if next_batch_id < 1:
+            raise ValueError(f"next_batch_id {next_batch_id} is below 1")
+        return cls(
+            resume_scn=_optional_int(raw.get("resume_scn")),
+            last_commit=None if last_commit is None else CommitPosition.from_json(last_commit),
+            mined_to_scn=_optional_int(raw.get("mined_to_scn")),
+            tables={
+                str(name): TableSnapshotState.from_json(state)
+                for name, state in dict(raw.get("tables") or {}).items()
+            },
+            next_batch_id=next_batch_id,
+        )
+
+
+class CheckpointStore:
+    """The checkpoint file of one data directory, held under an exclusive lock.
+
+    Use as a context manager (or call ``close``). ``current`` is the last checkpoint read or
+    written; ``save`` never lowers ``next_batch_id`` below an id already reserved.
+    """
+
+    def __init__(self, data_dir: Path) -> None:
+        self.data_dir = data_dir
+        self.path = data_dir / CHECKPOINT_FILE
+        data_dir.mkdir(parents=True, exist_ok=True)
+        self._lock: IO[str] | None = _acquire_lock(data_dir / LOCK_FILE)
+        try:
+            self._current = self._read()
+        except BaseException:
+            self.close()
+            raise
+
+    @property
+    def current(self) -> Checkpoint:
+        return self._current
+
+    def save(self, checkpoint: Checkpoint) -> Checkpoint:
+        """Write ``checkpoint`` durably (keeping reserved batch ids reserved); returns it."""
+        self._require_open()
+        floor = self._current.next_batch_id
+        if checkpoint.next_batch_id < floor:
+            checkpoint = replace(checkpoint, next_batch_id=floor)
+        _write_atomically(self.path, json.dumps(checkpoint.to_json(), indent=2) + "\n")
+        self._current = checkpoint
+        return checkpoint
+
+    def reserve_batch_id(self) -> int:
+        """A batch id never handed out before, recorded durably before it is returned."""
+        batch_id = self._current.next_batch_id
+        self.save(replace(self._current, next_batch_id=batch_id + 1))
+        return batch_id
+
+    def close(self) -> None:
+        if self._lock is not None:
+            fcntl.flock(self._lock.fileno(), fcntl.LOCK_UN)
+            self._lock.close()
+            self._lock = None
+
+    def __enter__(self) -> CheckpointStore:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _require_open(self) -> None:
+        if self._lock is None:
+            raise CheckpointError("the store is closed", path=self.path)
+
+    def _read(self) -> Checkpoint:
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return Checkpoint()
+        try:
+            return Checkpoint.from_json(json.loads(text))
+        except (ValueError, KeyError, TypeError, AttributeError) as error:
+            raise CheckpointCorruptError(
+                f"unreadable ({type(error).__name__}: {error})",
+                path=self.path,
+                fix=(
+                    f"restore {CHECKPOINT_FILE} from a backup, or move it aside and start the "
+                    "extractor again: every table is then snapshotted again and batch ids "
+                    "continue above the highest landed _batch_id"
+                ),
+            ) from error
+
+
+def _acquire_lock(path: Path) -> IO[str]:
+    handle = path.open("a+", encoding="utf-8")
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.seek(0)
+        holder = handle.read().strip() or "unknown"
+        handle.close()
+        raise CheckpointLockedError(
+            f"data directory is in use by another oracdc process (pid {holder})",
+            path=path.parent / CHECKPOINT_FILE,
+            fix="stop the other extractor, or give this one its own --data-dir",
+        ) from None
+    handle.seek(0)
+    handle.truncate()
+    handle.write(str(os.getpid()))
+    handle.flush()
+    return handle
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    temporary = path.with_name(path.name + ".tmp")
+    with temporary.open("w", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+    directory = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(directory)
+    finally:
+        os.close(directory)
+
+
+def _int(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"expected an integer, got {value!r}")
+    return value
+
+
+def _optional_int(value: Any) -> int | None:
+    return None if value is None else _int(value)

@@ -1,0 +1,232 @@
+"""Append landing batches to the Spark staging tables and the two audit tables.
+
+One ``StagingWriter`` per process and target schema. Staging tables are Parquet,
+append-only, named ``<owner>__<table>_log`` (``staging_contract``); they are created on first
+use and gain columns when the dictionary does (a dropped source column stays and gets NULLs).
+Everything goes through ``spark.sql`` / ``createDataFrame`` / ``insertInto``, so it works in
+embedded mode and over Spark Connect alike.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+import pyarrow as pa
+
+from extractor.dictionary import TableDef
+from extractor.land.audit_records import (
+    ERRORS_COLUMNS,
+    ERRORS_TABLE,
+    SCHEMA_HISTORY_COLUMNS,
+    SCHEMA_HISTORY_TABLE,
+    QuarantinedChange,
+    SchemaChange,
+)
+from extractor.land.errors import LandingError, StagingSchemaError
+from extractor.land.spark_sql import (
+    checked_name,
+    normalized_type,
+    qualified_table,
+    quote_identifier,
+)
+from extractor.land.staging_schema import staging_spark_columns
+from extractor.staging_contract import staging_table_name
+
+LOG = logging.getLogger(__name__)
+
+Columns = tuple[tuple[str, str], ...]
+
+_ERRORS_ARROW = pa.schema(
+    [
+        ("owner", pa.string()),
+        ("table_name", pa.string()),
+        ("scn", pa.int64()),
+        ("xid", pa.string()),
+        ("rs_id", pa.string()),
+        ("ssn", pa.int64()),
+        ("operation_code", pa.int32()),
+        ("reason", pa.string()),
+        ("sql_redo", pa.string()),
+        ("batch_id", pa.int64()),
+        ("extracted_at", pa.timestamp("us", tz="UTC")),
+    ]
+)
+_SCHEMA_HISTORY_ARROW = pa.schema(
+    [
+        ("ddl", pa.string()),
+        ("owner", pa.string()),
+        ("table_name", pa.string()),
+        ("scn", pa.int64()),
+        ("commit_scn", pa.int64()),
+        ("applied", pa.bool_()),
+        ("batch_id", pa.int64()),
+        ("extracted_at", pa.timestamp("us", tz="UTC")),
+    ]
+)
+
+
+class StagingWriter:
+    """Creates, evolves and appends to the staging tables of one Spark schema (database)."""
+
+    def __init__(self, spark: Any, schema: str) -> None:
+        self._spark = spark
+        self._schema = checked_name("schema", schema)
+        self._columns: dict[str, Columns] = {}
+        spark.sql(f"CREATE DATABASE IF NOT EXISTS {quote_identifier(self._schema)}")
+
+    @property
+    def schema(self) -> str:
+        return self._schema
+
+    def staging_table(self, table: TableDef) -> str:
+        """The quoted, qualified name of ``table``'s staging table (names checked)."""
+        return qualified_table(self._schema, staging_table_name(table.owner, table.name))
+
+    def ensure_table(self, table: TableDef) -> Columns:
+        """Create or evolve the staging table of ``table``; returns its columns in order."""
+        name = self.staging_table(table)
+        wanted = staging_spark_columns(table)
+        cached = self._columns.get(name)
+        if cached is not None and {c for c, _ in wanted} <= {c for c, _ in cached}:
+            return cached
+        columns = self._ensure(name, wanted, source=table.qualified_name)
+        self._columns[name] = columns
+        return columns
+
+    def append(self, table: TableDef, data: pa.Table) -> int:
+        """Append a landing batch (``change_batch`` / ``snapshot_batch``); returns its rows."""
+        columns = self.ensure_table(table)
+        return self._insert(self.staging_table(table), columns, data)
+
+    def append_errors(
+        self, errors: Sequence[QuarantinedChange], *, batch_id: int, extracted_at: datetime
+    ) -> int:
+        """Quarantine changes in ``<schema>._oracdc_errors``; returns the rows written."""
+        name = qualified_table(self._schema, ERRORS_TABLE)
+        columns = self._ensure(name, ERRORS_COLUMNS, source="quarantined changes")
+        rows = [
+            (e.owner, e.table_name, e.scn, e.xid, e.rs_id, e.ssn, e.operation_code, e.reason)
+            + (e.sql_redo, batch_id, extracted_at)
+            for e in errors
+        ]
+        return self._insert(name, columns, _rows_to_arrow(rows, _ERRORS_ARROW))
+
+    def append_schema_history(
+        self, changes: Sequence[SchemaChange], *, batch_id: int, extracted_at: datetime
+    ) -> int:
+        """Record DDL in ``<schema>._oracdc_schema_history``; returns the rows written."""
+        name = qualified_table(self._schema, SCHEMA_HISTORY_TABLE)
+        columns = self._ensure(name, SCHEMA_HISTORY_COLUMNS, source="DDL history")
+        rows = [
+            (c.ddl, c.owner, c.table_name, c.scn, c.commit_scn, c.applied, batch_id, extracted_at)
+            for c in changes
+        ]
+        return self._insert(name, columns, _rows_to_arrow(rows, _SCHEMA_HISTORY_ARROW))
+
+    def landed_rows(self, table: TableDef) -> int:
+        """Rows in ``table``'s staging table (0 when it does not exist yet)."""
+        name = self.staging_table(table)
+        if not self._exists(staging_table_name(table.owner, table.name)):
+            return 0
+        return int(self._spark.sql(f"SELECT count(*) AS n FROM {name}").collect()[0]["n"])
+
+    def max_batch_id(self) -> int | None:
+        """The highest ``_batch_id`` / ``batch_id`` landed in any table of the schema, or None.
+
+        A restart without a checkpoint must continue above it (dbt's watermark)."""
+        parts = []
+        for table_name in self._table_names():
+            if table_name.endswith("_log") and checked_name_or_none(table_name):
+                column = "_batch_id"
+            elif table_name in (ERRORS_TABLE, SCHEMA_HISTORY_TABLE):
+                column = "batch_id"
+            else:
+                continue
+            parts.append(
+                f"SELECT max({column}) AS m FROM {qualified_table(self._schema, table_name)}"
+            )
+        if not parts:
+            return None
+        query = f"SELECT max(m) AS m FROM ({' UNION ALL '.join(parts)}) AS batches"
+        value = self._spark.sql(query).collect()[0]["m"]
+        return None if value is None else int(value)
+
+    def _ensure(self, name: str, wanted: Columns, *, source: str) -> Columns:
+        bare = name.split(".")[1].strip("`")
+        if not self._exists(bare):
+            column_ddl = ", ".join(f"{quote_identifier(c)} {t}" for c, t in wanted)
+            self._spark.sql(f"CREATE TABLE IF NOT EXISTS {name} ({column_ddl}) USING PARQUET")
+            LOG.info("created staging table %s for %s", name, source)
+        existing = self._existing_columns(name)
+        _check_types(name, existing, wanted)
+        known = {column for column, _ in existing}
+        missing = [(c, t) for c, t in wanted if c not in known]
+        if missing:
+            added = ", ".join(f"{quote_identifier(c)} {t}" for c, t in missing)
+            self._spark.sql(f"ALTER TABLE {name} ADD COLUMNS ({added})")
+            LOG.info("staging table %s gained columns %s", name, [c for c, _ in missing])
+            existing = existing + tuple(missing)
+        return existing
+
+    def _insert(self, name: str, columns: Columns, data: pa.Table) -> int:
+        if data.num_rows == 0:
+            return 0
+        from pyspark.sql import functions as F
+
+        frame = self._spark.createDataFrame(data)
+        provided = {field.lower() for field in data.schema.names}
+        unknown = provided - {column for column, _ in columns}
+        if unknown:
+            raise LandingError(
+                f"batch for {name} carries columns the table lacks: {sorted(unknown)}",
+                fix="call ensure_table with the current dictionary before appending",
+            )
+        projection = [
+            F.col(quote_identifier(column)) if column in provided else F.lit(None).cast(type_)
+            for column, type_ in columns
+        ]
+        frame.select(*projection).write.insertInto(name)
+        return int(data.num_rows)
+
+    def _exists(self, table_name: str) -> bool:
+        return bool(self._spark.catalog.tableExists(table_name, self._schema))
+
+    def _table_names(self) -> list[str]:
+        return [str(t.name) for t in self._spark.catalog.listTables(self._schema)]
+
+    def _existing_columns(self, name: str) -> Columns:
+        fields = self._spark.table(name).schema.fields
+        return tuple((f.name.lower(), f.dataType.simpleString()) for f in fields)
+
+
+def checked_name_or_none(name: str) -> str | None:
+    """``name`` when it is a plain identifier, else None (foreign tables are skipped)."""
+    try:
+        return checked_name("table", name)
+    except LandingError:
+        return None
+
+
+def _check_types(name: str, existing: Columns, wanted: Columns) -> None:
+    have = {column: normalized_type(type_) for column, type_ in existing}
+    for column, type_ in wanted:
+        if column in have and have[column] != normalized_type(type_):
+            raise StagingSchemaError(
+                f"staging table {name}: column {column} is {have[column]}, the dictionary now "
+                f"maps it to {normalized_type(type_)}",
+                fix=(
+                    "land into a new schema (or rename the staging table) and re-snapshot the "
+                    "table; staging tables never change a column's type in place"
+                ),
+            )
+
+
+def _rows_to_arrow(rows: list[tuple[object, ...]], schema: pa.Schema) -> pa.Table:
+    columns = list(zip(*rows, strict=True)) if rows else [() for _ in schema]
+    return pa.Table.from_arrays(
+        [pa.array(list(values), type=field.type) for values, field in zip(columns, schema)],
+        schema=schema,
+    )

@@ -1,0 +1,399 @@
+"""Literal -> Python value for its Oracle column, as fixed by ``extractor.spark_types``.
+
+One converter per column is chosen once (cached) from the column's Oracle type; each
+takes the literal's verbatim text and the session NLS settings. NULL is None everywhere;
+``Unsupported Type`` is :data:`UNSUPPORTED` everywhere (never None, so the extractor can
+quarantine it).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from datetime import datetime, timezone
+from decimal import Decimal, InvalidOperation
+from functools import lru_cache
+from typing import NamedTuple
+
+from extractor.dictionary import ColumnDef, TableDef
+from extractor.nls import NlsSettings
+from extractor.parse import redo_grammar as g
+from extractor.parse.errors import ValueTypingError
+from extractor.parse.literals import UNSUPPORTED, Literal, concat_terms, unquote
+from extractor.parse.oracle_datetime_format import (
+    DatetimeFormatError,
+    ParsedDatetime,
+    parse_datetime,
+    zone_from_text,
+)
+from extractor.parse.redo_statement import ParsedRedo
+from extractor.spark_types import (
+    SPARK_MAX_TIMESTAMP_PRECISION,
+    UnsupportedTypeError,
+    spark_type,
+)
+from extractor.values import (
+    canonical_decimal_text,
+    interval_ds_text,
+    interval_ym_text,
+    timestamp_text,
+)
+
+Converter = Callable[[str, NlsSettings], object]
+
+
+class TypedRow(NamedTuple):
+    """The typed ``new`` and ``old`` images of one parsed statement."""
+
+    new: dict[str, object]
+    old: dict[str, object]
+
+
+def typed_value(literal: Literal, column: ColumnDef, nls: NlsSettings) -> object:
+    """The Python value of ``literal`` in ``column`` (see the spark_types docstring)."""
+    text = literal.text
+    if text == "NULL" or text == "IS NULL":
+        return None
+    if text == "Unsupported Type":
+        return UNSUPPORTED
+    try:
+        return _converter(column)(text, nls)
+    except ValueTypingError:
+        raise
+    except (ValueError, ArithmeticError, IndexError, UnsupportedTypeError) as error:
+        raise ValueTypingError(
+            str(error), column=column.name, data_type=column.data_type, literal=text
+        ) from None
+
+
+def typed_row(parsed: ParsedRedo, table: TableDef, nls: NlsSettings) -> TypedRow:
+    """Both images of ``parsed`` typed for ``table``; a column the dictionary does not
+    know (e.g. LogMiner's ``COL 1`` on a dictionary mismatch) is a ValueTypingError."""
+    columns = _columns_by_name(table)
+    return TypedRow(_typed(parsed.new, columns, table, nls), _typed(parsed.old, columns, table, nls))
+
+
+def _typed(
+    literals: Mapping[str, Literal],
+    columns: Mapping[str, ColumnDef],
+    table: TableDef,
+    nls: NlsSettings,
+) -> dict[str, object]:
+    typed: dict[str, object] = {}
+    for name, literal in literals.items():
+        column = columns.get(name)
+        if column is None:
+            raise ValueTypingError(
+                f"{table.qualified_name} has no such column in the dictionary",
+                column=name,
+                data_type="?",
+                literal=literal.text,
+            )
+        typed[name] = typed_value(literal, column, nls)
+    return typed
+
+
+_TABLE_COLUMNS: dict[int, tuple[TableDef, dict[str, ColumnDef]]] = {}
+
+
+def _columns_by_name(table: TableDef) -> dict[str, ColumnDef]:
+    cached = _TABLE_COLUMNS.get(id(table))
+    if cached is not None and cached[0] is table:
+        return cached[1]
+    by_name = {c.name: c for c in table.columns}
+    if len(_TABLE_COLUMNS) > 4096:
+        _TABLE_COLUMNS.clear()
+    _TABLE_COLUMNS[id(table)] = (table, by_name)
+    return by_name
+
+
+# --- choosing a converter -------------------------------------------------------------
+
+_TIMESTAMP_TYPE = re.compile(r"TIMESTAMP(?:\((\d)\))?( WITH( LOCAL)? TIME ZONE)?")
+_STRING_TYPES = frozenset(
+    {"CHAR", "NCHAR", "VARCHAR2", "VARCHAR", "NVARCHAR2", "CLOB", "NCLOB", "LONG", "ROWID", "UROWID"}
+)
+_BINARY_TYPES = frozenset({"RAW", "LONG RAW", "BLOB"})
+
+
+@lru_cache(maxsize=4096)
+def _converter(column: ColumnDef) -> Converter:
+    data_type = column.data_type.upper().strip()
+    spark = spark_type(column)  # raises UnsupportedTypeError for types we do not replicate
+    if data_type == "NUMBER":
+        if spark == "STRING":
+            return _to_number_text
+        return _decimal_converter(column.data_precision, column.data_scale or 0)
+    if data_type == "FLOAT":
+        return _to_number_text
+    if data_type in ("BINARY_FLOAT", "BINARY_DOUBLE"):
+        return _to_float
+    if data_type == "DATE":
+        return _to_date
+    timestamp = _TIMESTAMP_TYPE.fullmatch(data_type)
+    if timestamp:
+        precision = int(timestamp.group(1)) if timestamp.group(1) else 6
+        if timestamp.group(3):
+            return _timestamp_tz_converter(precision, local=True)
+        if timestamp.group(2):
+            return _timestamp_tz_converter(precision, local=False)
+        return _timestamp_converter(precision)
+    if data_type.startswith("INTERVAL YEAR"):
+        return _to_interval_ym
+    if data_type.startswith("INTERVAL DAY"):
+        return _to_interval_ds
+    if data_type in _STRING_TYPES:
+        return _to_string
+    if data_type in _BINARY_TYPES:
+        return _to_bytes
+    raise UnsupportedTypeError(f"Oracle type {column.data_type!r} has no converter")
+
+
+# --- literal shapes -------------------------------------------------------------------
+
+_CALL = re.compile(r"([A-Za-z_][\w$]*)\s*\(\s*(.*?)\s*\)\s*", re.S)
+_ARGUMENT = re.compile(rf"({g.STRING})|({g.NUMBER})")
+
+
+def _call(text: str) -> tuple[str, list[str]] | None:
+    """``NAME('a', 'b')`` -> (``NAME``, [``a``, ``b``]); None when not a function call."""
+    match = _CALL.fullmatch(text)
+    if match is None:
+        return None
+    args = [unquote(s) if s else n for s, n in _ARGUMENT.findall(match.group(2))]
+    return match.group(1).upper(), args
+
+
+def _scalar_text(text: str, accepted: tuple[str, ...]) -> tuple[str, str]:
+    """(function name or '' for a bare literal, the first argument / the literal's text)."""
+    first = text[0]
+    if first == "'":
+        if not g_one_string(text):
+            raise ValueError("a concatenation is not a single value here")
+        return "", unquote(text)
+    if first.isdigit() or first in "+-.":
+        return "", text
+    call = _call(text)
+    if call is None or call[0] not in accepted or not call[1]:
+        raise ValueError(f"expected a quoted value or one of {', '.join(accepted)}")
+    return call[0], call[1][0]
+
+
+_ONE_STRING = re.compile(g.STRING)
+
+
+def g_one_string(text: str) -> bool:
+    return _ONE_STRING.fullmatch(text) is not None
+
+
+# --- numbers --------------------------------------------------------------------------
+
+
+def _decimal_text(text: str, nls: NlsSettings) -> Decimal:
+    _, raw = _scalar_text(text, ())
+    decimal_char = nls.numeric_characters[:1]
+    if decimal_char and decimal_char != ".":
+        raw = raw.replace(decimal_char, ".")
+    try:
+        value = Decimal(raw.strip())
+    except InvalidOperation:
+        raise ValueError(f"{raw!r} is not a number") from None
+    if not value.is_finite():
+        raise ValueError(f"{raw!r} is not a finite number")
+    return value
+
+
+def _to_number_text(text: str, nls: NlsSettings) -> str:
+    return canonical_decimal_text(_decimal_text(text, nls))
+
+
+def _decimal_converter(precision: int | None, scale: int) -> Converter:
+    digits = 38 if precision is None else precision
+    limit = Decimal(10) ** (digits - scale)
+    quantum = Decimal(1).scaleb(-max(scale, 0))
+    step = Decimal(10) ** (-scale) if scale < 0 else None
+
+    def to_decimal(text: str, nls: NlsSettings) -> Decimal:
+        value = _decimal_text(text, nls)
+        quantized = value.quantize(quantum)
+        if quantized != value or (step is not None and quantized % step != 0):
+            raise ValueError(f"{value} has more digits after the point than scale {scale}")
+        if abs(quantized) >= limit:
+            raise ValueError(f"{value} does not fit NUMBER({digits},{scale})")
+        return quantized
+
+    return to_decimal
+
+
+def _to_float(text: str, nls: NlsSettings) -> float:
+    _, raw = _scalar_text(text, ("TO_BINARY_DOUBLE", "TO_BINARY_FLOAT"))
+    decimal_char = nls.numeric_characters[:1]
+    if decimal_char and decimal_char != ".":
+        raw = raw.replace(decimal_char, ".")
+    return float(raw)  # accepts Nan, NaN, Inf, -Inf, Infinity in any case
+
+
+# --- datetimes ------------------------------------------------------------------------
+
+
+def _read_datetime(text: str, function: str, default_format: str) -> ParsedDatetime:
+    call = _call(text)
+    if call is not None:
+        name, args = call
+        if not name.startswith(function[:12]) or not args:
+            raise ValueError(f"expected {function}(...), found {name}")
+        model = args[1] if len(args) > 1 else default_format
+        value = args[0]
+    elif text[0] == "'":
+        model, value = default_format, unquote(text)
+    else:
+        raise ValueError(f"expected {function}(...) or a quoted value")
+    try:
+        return parse_datetime(value, model)
+    except DatetimeFormatError as error:
+        raise ValueError(str(error)) from None
+
+
+def _to_date(text: str, nls: NlsSettings) -> datetime:
+    parsed = _read_datetime(text, "TO_DATE", nls.date_format)
+    if parsed.nanosecond:
+        raise ValueError("a DATE has no fractional seconds")
+    return parsed.to_datetime().replace(tzinfo=None)
+
+
+def _timestamp_converter(precision: int) -> Converter:
+    def to_timestamp(text: str, nls: NlsSettings) -> object:
+        parsed = _read_datetime(text, "TO_TIMESTAMP", nls.timestamp_format)
+        _check_fraction(parsed.nanosecond, precision)
+        moment = parsed.to_datetime().replace(tzinfo=None)
+        if precision > SPARK_MAX_TIMESTAMP_PRECISION:
+            return timestamp_text(moment, parsed.nanosecond, precision)
+        return moment
+
+    return to_timestamp
+
+
+def _timestamp_tz_converter(precision: int, *, local: bool) -> Converter:
+    def to_timestamp_tz(text: str, nls: NlsSettings) -> object:
+        function = "TO_TIMESTAMP_TZ" if "_TZ" in text[:16].upper() else "TO_TIMESTAMP"
+        default = nls.timestamp_tz_format if function == "TO_TIMESTAMP_TZ" else None
+        parsed = _read_datetime(text, function, default or nls.timestamp_format)
+        _check_fraction(parsed.nanosecond, precision)
+        moment = parsed.to_datetime()
+        if moment.tzinfo is None:
+            if not local:
+                raise ValueError("a TIMESTAMP WITH TIME ZONE value needs an offset or region")
+            moment = moment.replace(tzinfo=zone_from_text(nls.time_zone))
+        moment = moment.astimezone(timezone.utc)
+        if precision > SPARK_MAX_TIMESTAMP_PRECISION:
+            return timestamp_text(moment, parsed.nanosecond, precision)
+        return moment
+
+    return to_timestamp_tz
+
+
+def _check_fraction(nanosecond: int, precision: int) -> None:
+    if nanosecond % 10 ** (9 - min(precision, 9)):
+        raise ValueError(f"fraction .{nanosecond:09d} has more than {precision} digits")
+
+
+# --- intervals ------------------------------------------------------------------------
+
+_YM = re.compile(r"\s*([+-])?\s*(\d+)-(\d+)\s*")
+_DS = re.compile(r"\s*([+-])?\s*(\d+)\s+(\d+):(\d+):(\d+)(?:\.(\d{0,9}))?\s*")
+
+
+def _to_interval_ym(text: str, nls: NlsSettings) -> str:
+    _, raw = _scalar_text(text, ("TO_YMINTERVAL",))
+    match = _YM.fullmatch(raw)
+    if match is None:
+        raise ValueError(f"{raw!r} is not [+-]years-months")
+    sign, years, months = match.groups()
+    if int(months) > 11:
+        raise ValueError(f"{raw!r}: months must be 0-11")
+    total = int(years) * 12 + int(months)
+    return interval_ym_text(-total if sign == "-" else total)
+
+
+def _to_interval_ds(text: str, nls: NlsSettings) -> str:
+    _, raw = _scalar_text(text, ("TO_DSINTERVAL",))
+    match = _DS.fullmatch(raw)
+    if match is None:
+        raise ValueError(f"{raw!r} is not [+-]days hh:mi:ss[.fraction]")
+    sign, days, hours, minutes, seconds, fraction = match.groups()
+    if int(hours) > 23 or int(minutes) > 59 or int(seconds) > 59:
+        raise ValueError(f"{raw!r}: time part out of range")
+    total_seconds = ((int(days) * 24 + int(hours)) * 60 + int(minutes)) * 60 + int(seconds)
+    nanos = total_seconds * 1_000_000_000 + int(((fraction or "") + "000000000")[:9])
+    return interval_ds_text(-nanos if sign == "-" else nanos)
+
+
+# --- strings and bytes ----------------------------------------------------------------
+
+
+def _to_string(text: str, nls: NlsSettings) -> str | None:
+    parts = [_string_term(term) for term in concat_terms(text)] if "||" in text else None
+    if parts is None:
+        value = _string_term(text)
+        if value == "" and text == "''":
+            return None  # Oracle stores an empty string as NULL
+        return value
+    return "".join(parts)
+
+
+def _string_term(term: str) -> str:
+    if term[:1] == "'":
+        if not g_one_string(term):
+            raise ValueError(f"malformed string literal {term[:40]!r}")
+        return unquote(term)
+    call = _call(term)
+    if call is None:
+        raise ValueError(f"expected a string, UNISTR(...) or EMPTY_CLOB(), found {term[:40]!r}")
+    name, args = call
+    if name == "UNISTR" and len(args) == 1:
+        return decode_unistr(args[0])
+    if name in ("EMPTY_CLOB", "EMPTY_BLOB") and not args:
+        return ""
+    if name in ("TO_CLOB", "TO_NCLOB", "TO_CHAR", "TO_NCHAR") and len(args) == 1:
+        return args[0]
+    raise ValueError(f"{name}(...) is not a string value")
+
+
+_UNISTR_ESCAPE = re.compile(r"\\(?:\\|([0-9A-Fa-f]{4}))")
+
+
+def decode_unistr(body: str) -> str:
+    """Oracle UNISTR: ``\\XXXX`` is one UTF-16 code unit (surrogate pairs combine),
+    ``\\\\`` a backslash, anything else itself."""
+    if "\\" not in body:
+        return body
+
+    def unit(match: re.Match[str]) -> str:
+        return chr(int(match.group(1), 16)) if match.group(1) else "\\"
+
+    rest = _UNISTR_ESCAPE.sub(unit, body)
+    if "\\" in _UNISTR_ESCAPE.sub("", body):
+        raise ValueError(f"UNISTR body {body[:40]!r} has a malformed \\ escape")
+    return rest.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
+
+
+def _to_bytes(text: str, nls: NlsSettings) -> bytes:
+    terms = concat_terms(text) if "||" in text else [text]
+    return b"".join(_bytes_term(term) for term in terms)
+
+
+def _bytes_term(term: str) -> bytes:
+    if term[:1] == "'":
+        return bytes.fromhex(unquote(term))
+    call = _call(term)
+    if call is None:
+        raise ValueError("expected HEXTORAW(...), EMPTY_BLOB() or quoted hex")
+    name, args = call
+    if name == "HEXTORAW" and len(args) == 1:
+        return bytes.fromhex(args[0])
+    if name == "EMPTY_BLOB" and not args:
+        return b""
+    raise ValueError(f"{name}(...) is not a binary value")
+
+
+__all__ = ["UNSUPPORTED", "TypedRow", "decode_unistr", "typed_row", "typed_value"]

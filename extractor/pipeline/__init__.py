@@ -1,0 +1,1 @@
+"""The extraction pipeline: snapshot and mine a source, build change rows, land, checkpoint."""

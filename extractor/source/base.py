@@ -1,0 +1,111 @@
+"""The ``Source`` protocol: what the extraction loop asks of Oracle, the simulator or a bundle.
+
+Conventions every implementation follows:
+
+- SCN ranges are inclusive at both ends, as ``DBMS_LOGMNR.START_LOGMNR`` mines them.
+- ``snapshot_point`` gives the snapshot SCN ``S`` and the SCN to start mining from so that
+  transactions open at ``S`` are seen from their first change (reference §4); the loop emits
+  only transactions whose COMMIT SCN is above ``S``.
+- Snapshot batches are read in ROWID order. Every batch carries the Oracle columns (lower-case
+  names, Arrow types from :func:`~extractor.source.arrow_schema.arrow_schema`) plus
+  ``_row_id``; its last ``_row_id`` is the resume token: a crash after landing a batch resumes
+  with ``after_rowid=<that ROWID>`` and reads only the rows after it.
+- ``mine`` yields the V$LOGMNR_CONTENTS rows of one LogMiner session (one window, all
+  tables): START (6), COMMIT (7), ROLLBACK (36) and MISSING_SCN (34) rows of every
+  transaction, DDL (5) rows of the configured owners, and every row of the given tables, in
+  LogMiner's order. The session ends when the context manager exits, also on errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+import pyarrow as pa
+
+from extractor.dictionary import TableDef
+from extractor.logminer_row import LogMinerRow
+from extractor.nls import NlsSettings
+from extractor.source.errors import (
+    MissingRedoLogError,
+    SnapshotTooOldError,
+    SourceConnectionError,
+    SourceError,
+    TableNotFoundError,
+)
+
+__all__ = [
+    "MissingRedoLogError",
+    "SnapshotPoint",
+    "SnapshotTooOldError",
+    "Source",
+    "SourceConnectionError",
+    "SourceError",
+    "TableNotFoundError",
+]
+
+
+@dataclass(frozen=True)
+class SnapshotPoint:
+    """A consistent snapshot SCN and the SCN from which mining must start (inclusive)."""
+
+    scn: int
+    mining_start_scn: int
+
+
+@runtime_checkable
+class Source(Protocol):
+    """A readable Oracle: dictionary, snapshots AS OF an SCN, LogMiner rows by SCN window."""
+
+    @property
+    def nls(self) -> NlsSettings:
+        """The NLS settings under which ``mine`` renders SQL_REDO."""
+        ...
+
+    def current_scn(self) -> int:
+        """V$DATABASE.CURRENT_SCN (a bundle: its largest recorded SCN)."""
+        ...
+
+    def list_tables(
+        self, patterns: Sequence[tuple[str, str]] = (), names: Sequence[tuple[str, str]] = ()
+    ) -> list[TableDef]:
+        """Tables matching any ``(owner, table)`` wildcard pattern, plus the explicitly named
+        ones (a named table that does not exist raises TableNotFoundError); sorted by
+        owner and name, each listed once."""
+        ...
+
+    def table(self, owner: str, name: str) -> TableDef:
+        """The dictionary entry of one table, cached after the first lookup."""
+        ...
+
+    def refresh_table(self, owner: str, name: str) -> TableDef:
+        """Drop the cached entry (after DDL) and look the table up again."""
+        ...
+
+    def snapshot_point(self, tables: Sequence[TableDef]) -> SnapshotPoint:
+        """The SCN to snapshot ``tables`` at, and where mining must start for the handover."""
+        ...
+
+    def open_transaction_start_scn(self, at_scn: int) -> int | None:
+        """The smallest START_SCN of transactions open at ``at_scn`` (None when none)."""
+        ...
+
+    def snapshot_batches(
+        self, table: TableDef, scn: int, batch_rows: int, after_rowid: str | None = None
+    ) -> Iterator[pa.RecordBatch]:
+        """The committed rows of ``table`` as of ``scn``, in ROWID order, ``batch_rows`` at a
+        time, starting after ``after_rowid`` when resuming. Raises SnapshotTooOldError."""
+        ...
+
+    def mine(
+        self, start_scn: int, end_scn: int, tables: Sequence[TableDef]
+    ) -> AbstractContextManager[Iterator[LogMinerRow]]:
+        """One LogMiner session over ``start_scn..end_scn`` (inclusive) for ``tables``.
+        Raises MissingRedoLogError when redo for the range is gone."""
+        ...
+
+    def close(self) -> None:
+        """Release the connection or files; the source is unusable afterwards."""
+        ...

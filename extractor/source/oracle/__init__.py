@@ -1,0 +1,1 @@
+"""The python-oracledb code that talks to a real Oracle (and, unchanged, to the simulator)."""
