@@ -33,11 +33,14 @@ from extractor.dictionary import ColumnDef
 SPARK_MAX_DECIMAL_PRECISION = 38
 SPARK_MAX_TIMESTAMP_PRECISION = 6
 
-_TIMESTAMP = re.compile(r"^TIMESTAMP(?:\((\d)\))?( WITH( LOCAL)? TIME ZONE)?$")
-_STRING_TYPES = frozenset(
-    {"CHAR", "NCHAR", "VARCHAR2", "VARCHAR", "NVARCHAR2", "CLOB", "NCLOB", "LONG", "ROWID", "UROWID"}
+# Groups: precision, " WITH [LOCAL] TIME ZONE", " LOCAL".
+TIMESTAMP_TYPE = re.compile(r"^TIMESTAMP(?:\((\d)\))?( WITH( LOCAL)? TIME ZONE)?$")
+STRING_TYPES = frozenset(
+    {"CHAR", "NCHAR", "VARCHAR2", "VARCHAR", "NVARCHAR2", "CLOB", "NCLOB", "LONG"}
+    | {"ROWID", "UROWID"}
 )
-_BINARY_TYPES = frozenset({"RAW", "LONG RAW", "BLOB"})
+BINARY_TYPES = frozenset({"RAW", "LONG RAW", "BLOB"})
+DEFAULT_TIMESTAMP_PRECISION = 6
 
 
 class UnsupportedTypeError(ValueError):
@@ -57,19 +60,21 @@ def spark_type(column: ColumnDef) -> str:
         return "DOUBLE"
     if data_type == "DATE":
         return "TIMESTAMP_NTZ"
-    match = _TIMESTAMP.match(data_type)
+    match = TIMESTAMP_TYPE.match(data_type)
     if match:
-        precision = int(match.group(1)) if match.group(1) else 6
+        precision = int(match.group(1)) if match.group(1) else DEFAULT_TIMESTAMP_PRECISION
         if precision > SPARK_MAX_TIMESTAMP_PRECISION:
             return "STRING"
         return "TIMESTAMP" if match.group(2) else "TIMESTAMP_NTZ"
     if data_type.startswith("INTERVAL"):
         return "STRING"
-    if data_type in _STRING_TYPES:
+    if data_type in STRING_TYPES:
         return "STRING"
-    if data_type in _BINARY_TYPES:
+    if data_type in BINARY_TYPES:
         return "BINARY"
-    raise UnsupportedTypeError(f"column {column.name!r}: Oracle type {column.data_type!r} is not replicated")
+    raise UnsupportedTypeError(
+        f"column {column.name!r}: Oracle type {column.data_type!r} is not replicated"
+    )
 
 
 def _number_type(precision: int | None, scale: int | None) -> str:

@@ -97,7 +97,10 @@ def _check_continues(pieces: list[LogMinerRow], row: LogMinerRow) -> None:
         first = pieces[0]
         if row.rs_id != first.rs_id or row.ssn != first.ssn or row.xid != first.xid:
             raise BrokenContinuationError(
-                xid=first.xid, scn=first.scn, rs_id=first.rs_id, ssn=first.ssn,
+                xid=first.xid,
+                scn=first.scn,
+                rs_id=first.rs_id,
+                ssn=first.ssn,
                 found_rs_id=row.rs_id,
             )
 

@@ -27,7 +27,9 @@ from extractor.assemble.errors import SpillError
 from extractor.logminer_row import LogMinerRow
 
 _HEADER = struct.Struct("<Q")
-_row_fields = attrgetter(*(field.name for field in fields(LogMinerRow)))
+_FIELD_NAMES = tuple(field.name for field in fields(LogMinerRow))
+_ROW_ID_FIELD = _FIELD_NAMES.index("row_id")
+_row_fields = attrgetter(*_FIELD_NAMES)
 
 
 def _unlink(path: str) -> None:
@@ -43,9 +45,13 @@ class SpillFile:
     def __init__(self, spill_dir: str | os.PathLike[str], xid: str) -> None:
         self.xid = xid
         try:
-            fd, self.path = tempfile.mkstemp(prefix=f"oracdc-{xid}-", suffix=".spill", dir=spill_dir)
+            fd, self.path = tempfile.mkstemp(
+                prefix=f"oracdc-{xid}-", suffix=".spill", dir=spill_dir
+            )
         except OSError as error:
-            raise SpillError(f"cannot create a spill file ({error})", xid=xid, path=str(spill_dir)) from error
+            raise SpillError(
+                f"cannot create a spill file ({error})", xid=xid, path=str(spill_dir)
+            ) from error
         os.close(fd)
         self._finalizer = weakref.finalize(self, _unlink, self.path)
         self.bytes_written = 0
@@ -79,6 +85,17 @@ class SpillFile:
                 if item is not None and index not in cancelled:
                     yield LogMinerRow(*item)
                 index += 1
+
+    def positions_of_row_ids(self, wanted: set[str]) -> dict[str, list[int]]:
+        """Event indices (ascending) of the live spilled events whose ROW_ID is in ``wanted``."""
+        found: dict[str, list[int]] = {}
+        index = 0
+        for chunk in self._chunks():
+            for item in chunk:
+                if item is not None and item[_ROW_ID_FIELD] in wanted:
+                    found.setdefault(item[_ROW_ID_FIELD], []).append(index)
+                index += 1
+        return found
 
     def _chunks(self) -> Iterator[list[Any]]:
         try:

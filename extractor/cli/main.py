@@ -18,6 +18,8 @@ from extractor.errors import OracdcError
 # Sub-command modules, in the order `oracdc --help` lists them.
 COMMAND_MODULES: tuple[str, ...] = (
     "extractor.cli.parse_redo",
+    "extractor.cli.record",
+    "extractor.cli.generate",
 )
 
 

@@ -19,11 +19,8 @@ from extractor.land.staging_schema import (
     METADATA_ARROW_TYPES,
     staging_arrow_schema,
 )
-from extractor.source.arrow_schema import arrow_schema
+from extractor.source.arrow_schema import ROWID_COLUMN, arrow_schema
 from extractor.staging_contract import spark_column_name
-
-# Names a snapshot batch may give its ROWID column (the source yields one of them).
-ROW_ID_COLUMNS: tuple[str, ...] = ("_row_id", "ROWID", "rowid", "ROW_ID", "row_id")
 
 
 def change_batch(
@@ -75,16 +72,15 @@ def snapshot_batch(
 ) -> pa.Table:
     """Staging rows (``_op='r'``) of a snapshot read at ``snapshot_scn``, without a row loop.
 
-    ``batch`` holds the source columns (lower-case or Oracle names) and the ROWID in one of
-    ``ROW_ID_COLUMNS``; source columns are cast to the staging types.
+    ``batch`` holds the source columns (lower-case names, as ``Source.snapshot_batches`` yields
+    them) and the ROWID as ``_row_id``; source columns of another Arrow type are cast.
     """
     _check_aware("snapshot_ts", snapshot_ts)
     _check_aware("extracted_at", extracted_at)
     by_name = {name: batch.column(i) for i, name in enumerate(batch.schema.names)}
     count = batch.num_rows
     columns: list[pa.Array | pa.ChunkedArray] = [
-        _snapshot_source_column(table, field, column.name, by_name)
-        for field, column in zip(arrow_schema(table), table.columns, strict=True)
+        _snapshot_source_column(table, field, by_name) for field in arrow_schema(table)
     ]
     columns += [
         _constant("_op", "r", count),
@@ -103,7 +99,7 @@ def snapshot_batch(
     return pa.Table.from_arrays(columns, schema=staging_arrow_schema(table))
 
 
-def _source_column(table: TableDef, field: pa.Field, values: list[object]) -> pa.Array:
+def _source_column(table: TableDef, field: pa.Field, values: Sequence[object]) -> pa.Array:
     try:
         return pa.array(values, type=field.type)
     except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, TypeError, ValueError) as error:
@@ -114,7 +110,7 @@ def _source_column(table: TableDef, field: pa.Field, values: list[object]) -> pa
         ) from error
 
 
-def _metadata_array(name: str, values: list[object]) -> pa.Array:
+def _metadata_array(name: str, values: Sequence[object]) -> pa.Array:
     return pa.array(values, type=METADATA_ARROW_TYPES[name])
 
 
@@ -170,10 +166,9 @@ def _check_aware(name: str, moment: datetime) -> None:
 def _snapshot_source_column(
     table: TableDef,
     field: pa.Field,
-    oracle_name: str,
     by_name: dict[str, pa.Array | pa.ChunkedArray],
 ) -> pa.Array | pa.ChunkedArray:
-    column = by_name.get(field.name, by_name.get(oracle_name))
+    column = by_name.get(field.name)
     if column is None:
         raise LandingError(
             f"{table.qualified_name}: snapshot batch lacks column {field.name}",
@@ -194,12 +189,10 @@ def _snapshot_source_column(
 def _snapshot_row_ids(
     table: TableDef, by_name: dict[str, pa.Array | pa.ChunkedArray]
 ) -> pa.Array | pa.ChunkedArray:
-    for name in ROW_ID_COLUMNS:
-        if name in by_name and not table.has_column(name):
-            column = by_name[name]
-            return column if column.type == pa.string() else column.cast(pa.string())
-    raise LandingError(
-        f"{table.qualified_name}: snapshot batch has no ROWID column "
-        f"(looked for {', '.join(ROW_ID_COLUMNS)})",
-        fix="select ROWID with the source columns in the snapshot query",
-    )
+    column = by_name.get(ROWID_COLUMN)
+    if column is None:
+        raise LandingError(
+            f"{table.qualified_name}: snapshot batch has no {ROWID_COLUMN} column",
+            fix="select ROWID with the source columns in the snapshot query",
+        )
+    return column if column.type == pa.string() else column.cast(pa.string())

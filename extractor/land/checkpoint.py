@@ -258,7 +258,7 @@ def _write_atomically(path: Path, text: str) -> None:
 def _int(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"expected an integer, got {value!r}")
-    return value
+    return int(value)
 
 
 def _optional_int(value: Any) -> int | None:

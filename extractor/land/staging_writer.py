@@ -90,7 +90,7 @@ class StagingWriter:
         name = self.staging_table(table)
         wanted = staging_spark_columns(table)
         cached = self._columns.get(name)
-        if cached is not None and {c for c, _ in wanted} <= {c for c, _ in cached}:
+        if cached is not None and _normalized(wanted) <= _normalized(cached):
             return cached
         columns = self._ensure(name, wanted, source=table.qualified_name)
         self._columns[name] = columns
@@ -107,12 +107,9 @@ class StagingWriter:
         """Quarantine changes in ``<schema>._oracdc_errors``; returns the rows written."""
         name = qualified_table(self._schema, ERRORS_TABLE)
         columns = self._ensure(name, ERRORS_COLUMNS, source="quarantined changes")
-        rows = [
-            (e.owner, e.table_name, e.scn, e.xid, e.rs_id, e.ssn, e.operation_code, e.reason)
-            + (e.sql_redo, batch_id, extracted_at)
-            for e in errors
-        ]
-        return self._insert(name, columns, _rows_to_arrow(rows, _ERRORS_ARROW))
+        stamp = {"batch_id": batch_id, "extracted_at": extracted_at}
+        rows = [{**_fields(error), **stamp} for error in errors]
+        return self._insert(name, columns, pa.Table.from_pylist(rows, schema=_ERRORS_ARROW))
 
     def append_schema_history(
         self, changes: Sequence[SchemaChange], *, batch_id: int, extracted_at: datetime
@@ -120,11 +117,9 @@ class StagingWriter:
         """Record DDL in ``<schema>._oracdc_schema_history``; returns the rows written."""
         name = qualified_table(self._schema, SCHEMA_HISTORY_TABLE)
         columns = self._ensure(name, SCHEMA_HISTORY_COLUMNS, source="DDL history")
-        rows = [
-            (c.ddl, c.owner, c.table_name, c.scn, c.commit_scn, c.applied, batch_id, extracted_at)
-            for c in changes
-        ]
-        return self._insert(name, columns, _rows_to_arrow(rows, _SCHEMA_HISTORY_ARROW))
+        stamp = {"batch_id": batch_id, "extracted_at": extracted_at}
+        rows = [{**_fields(change), **stamp} for change in changes]
+        return self._insert(name, columns, pa.Table.from_pylist(rows, schema=_SCHEMA_HISTORY_ARROW))
 
     def landed_rows(self, table: TableDef) -> int:
         """Rows in ``table``'s staging table (0 when it does not exist yet)."""
@@ -192,7 +187,7 @@ class StagingWriter:
         return int(data.num_rows)
 
     def _exists(self, table_name: str) -> bool:
-        return bool(self._spark.catalog.tableExists(table_name, self._schema))
+        return bool(self._spark.catalog.tableExists(f"{self._schema}.{table_name}"))
 
     def _table_names(self) -> list[str]:
         return [str(t.name) for t in self._spark.catalog.listTables(self._schema)]
@@ -210,6 +205,10 @@ def checked_name_or_none(name: str) -> str | None:
         return None
 
 
+def _normalized(columns: Columns) -> set[tuple[str, str]]:
+    return {(column, normalized_type(type_)) for column, type_ in columns}
+
+
 def _check_types(name: str, existing: Columns, wanted: Columns) -> None:
     have = {column: normalized_type(type_) for column, type_ in existing}
     for column, type_ in wanted:
@@ -224,9 +223,5 @@ def _check_types(name: str, existing: Columns, wanted: Columns) -> None:
             )
 
 
-def _rows_to_arrow(rows: list[tuple[object, ...]], schema: pa.Schema) -> pa.Table:
-    columns = list(zip(*rows, strict=True)) if rows else [() for _ in schema]
-    return pa.Table.from_arrays(
-        [pa.array(list(values), type=field.type) for values, field in zip(columns, schema)],
-        schema=schema,
-    )
+def _fields(record: QuarantinedChange | SchemaChange) -> dict[str, object]:
+    return {name: getattr(record, name) for name in record.__slots__}

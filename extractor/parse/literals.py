@@ -7,11 +7,11 @@ so building a literal costs nothing beyond the tuple.
 from __future__ import annotations
 
 import re
-from enum import Enum
+from enum import StrEnum
 from typing import NamedTuple
 
 
-class LiteralKind(str, Enum):
+class LiteralKind(StrEnum):
     STRING = "string"  # 'text' with '' doubled
     NULL = "null"  # NULL, or the IS NULL predicate
     NUMBER = "number"  # an unquoted number
@@ -38,7 +38,6 @@ UNSUPPORTED = UnsupportedValue()
 
 # A single complete string literal (no concatenation after it).
 _ONE_STRING = re.compile(r"'(?:[^']++|'')*+'")
-_CONCAT = re.compile(r"\s*\|\|\s*")
 
 
 class Literal(NamedTuple):
@@ -126,11 +125,6 @@ def concat_terms(text: str) -> list[str]:
 
 def _has_top_level_concat(text: str) -> bool:
     return "||" in text and len(concat_terms(text)) > 1
-
-
-def split_concat(text: str) -> list[str]:
-    """Alias of :func:`concat_terms` kept for readability at call sites."""
-    return concat_terms(text)
 
 
 __all__ = [

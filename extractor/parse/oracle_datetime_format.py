@@ -260,4 +260,3 @@ def zone_from_text(text: str) -> tzinfo:
 
 
 _OFFSET = re.compile(r"([+-]?)(\d{1,2}):(\d{2})")
-

@@ -26,6 +26,8 @@ AND = r"\s+(?i:and)\s+"
 ROWID_PREDICATE = r"(?i:ROWID)\s*=\s*'([^']*+)'"
 TABLE = rf"(?:{IDENT_CAP}\s*\.\s*)?{IDENT_CAP}"
 END = r"\s*;?\s*"
+# An alias after the table name: update "O"."T" a set a."C" = ...
+TABLE_ALIAS = r"(?:\s+(?!(?i:set|where)\b)[A-Za-z_][\w$#]*+)?"
 
 _WHERE_CLAUSE = (
     rf"(?:({WHERE_PREDICATE}(?:{AND}{WHERE_PREDICATE})*+)(?:{AND}{ROWID_PREDICATE})?"
@@ -39,12 +41,12 @@ INSERT_STATEMENT = re.compile(
 )
 # Groups: owner, table, set clause, where predicates, rowid, rowid (where is ROWID only).
 UPDATE_STATEMENT = re.compile(
-    rf"\s*(?i:update)\s+{TABLE}\s+(?i:set)\s+({SET_PAIR}(?:\s*,\s*{SET_PAIR})*+)"
+    rf"\s*(?i:update)\s+{TABLE}{TABLE_ALIAS}\s+(?i:set)\s+({SET_PAIR}(?:\s*,\s*{SET_PAIR})*+)"
     rf"(?:\s+(?i:where)\s+{_WHERE_CLAUSE})?{END}"
 )
 # Groups: owner, table, where predicates, rowid, rowid (where is ROWID only).
 DELETE_STATEMENT = re.compile(
-    rf"\s*(?i:delete\s+from)\s+{TABLE}\s+(?i:where)\s+{_WHERE_CLAUSE}{END}"
+    rf"\s*(?i:delete\s+from)\s+{TABLE}{TABLE_ALIAS}\s+(?i:where)\s+{_WHERE_CLAUSE}{END}"
 )
 
 # Splitters, applied only to clauses the statement patterns above have validated.

@@ -8,6 +8,8 @@ Oracle did not double; it either finds exactly one reading or raises.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from extractor.dictionary import TableDef
 from extractor.parse import redo_grammar as g
 from extractor.parse.errors import RedoParseError
@@ -25,17 +27,24 @@ _WHERE_PAIRS = g.WHERE_PAIRS.findall
 _NO_VALUES: dict[str, Literal] = {}
 
 
-def parse_redo(sql: str, table: TableDef | None = None) -> ParsedRedo:
+def parse_redo(
+    sql: str,
+    table: TableDef | None = None,
+    *,
+    tables: Mapping[tuple[str | None, str], TableDef] | None = None,
+) -> ParsedRedo:
     """Split one INSERT / UPDATE / DELETE SQL_REDO statement into its parts.
 
-    ``table`` (the dictionary entry, when known) lets the parser recover values whose
-    apostrophes Oracle did not double. Raises :class:`RedoParseError` (raw text and
-    position) when the statement cannot be read; never returns a partial result.
+    ``table`` (the dictionary entry, when known), or ``tables`` (entries by (owner, table
+    name), looked up from the statement) lets the parser use the column names when it
+    recovers values whose apostrophes Oracle did not double. Raises
+    :class:`RedoParseError` (raw text and position) when the statement cannot be read;
+    never returns a partial result.
     """
     parsed = _parse_strict(sql)
     if parsed is not None:
         return parsed
-    return parse_relaxed(sql, table)
+    return parse_relaxed(sql, table, tables)
 
 
 def _parse_strict(sql: str) -> ParsedRedo | None:

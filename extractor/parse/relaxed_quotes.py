@@ -12,7 +12,7 @@ reading that satisfies those rules: exactly one is a recovery, none or several i
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from enum import Enum, auto
 
 from extractor.dictionary import TableDef
@@ -28,8 +28,10 @@ _INSERT_HEAD = re.compile(
     rf"\s*(?i:insert\s+into)\s+{g.TABLE}\s*\(\s*({g.IDENT}(?:\s*,\s*{g.IDENT})*+)\s*\)\s*"
     rf"(?i:values)\s*\(\s*"
 )
-_UPDATE_HEAD = re.compile(rf"\s*(?i:update)\s+{g.TABLE}\s+(?i:set)\s+")
-_DELETE_HEAD = re.compile(rf"\s*(?i:delete\s+from)\s+{g.TABLE}\s+(?i:where)\s+")
+_UPDATE_HEAD = re.compile(rf"\s*(?i:update)\s+{g.TABLE}{g.TABLE_ALIAS}\s+(?i:set)\s+")
+_DELETE_HEAD = re.compile(
+    rf"\s*(?i:delete\s+from)\s+{g.TABLE}{g.TABLE_ALIAS}\s+(?i:where)\s+"
+)
 
 _VALUE = re.compile(rf"{g.COMMENT}({g.VALUE})")
 _COMMENT = re.compile(g.COMMENT)
@@ -42,6 +44,8 @@ _AND = re.compile(g.AND)
 _WHERE_COLUMN = re.compile(rf"{g.ALIAS}{g.IDENT_CAP}\s*(?:(=)\s*|(?i:IS\s+NULL))")
 _ROWID_END = re.compile(rf"{g.ROWID_PREDICATE}{g.END}\Z")
 _END = re.compile(rf"{g.END}\Z")
+_TRAILING_ROWID = re.compile(rf"{g.AND}(?i:ROWID)\s*=\s*'[A-Za-z0-9+/]++'{g.END}\Z")
+_UNLOGGED_TYPES = ("CLOB", "NCLOB", "BLOB", "LONG")
 
 
 class _Section(Enum):
@@ -54,9 +58,16 @@ class _Section(Enum):
 _Items = tuple["_Items", tuple[_Section, str, Literal]] | None
 
 
-def parse_relaxed(sql: str, table: TableDef | None) -> ParsedRedo:
-    """The one reading of ``sql`` that tolerates undoubled apostrophes, or an error."""
-    reader = _Reader(sql, table)
+def parse_relaxed(
+    sql: str,
+    table: TableDef | None,
+    tables: Mapping[tuple[str | None, str], TableDef] | None = None,
+) -> ParsedRedo:
+    """The one reading of ``sql`` that tolerates undoubled apostrophes, or an error.
+
+    Column names are checked against ``table``, or else against the entry of ``tables``
+    named by the statement, when either is given."""
+    reader = _Reader(sql, table, tables)
     readings = reader.readings()
     if not readings:
         raise RedoParseError("statement does not follow the SQL_REDO grammar", sql, reader.furthest)
@@ -68,9 +79,20 @@ def parse_relaxed(sql: str, table: TableDef | None) -> ParsedRedo:
 
 
 class _Reader:
-    def __init__(self, sql: str, table: TableDef | None) -> None:
+    def __init__(
+        self,
+        sql: str,
+        table: TableDef | None,
+        tables: Mapping[tuple[str | None, str], TableDef] | None,
+    ) -> None:
         self.sql = sql
-        self.known_columns = frozenset(table.column_names) if table is not None else None
+        self.table = table
+        self.tables = tables
+        self.known_columns: frozenset[str] | None = None
+        self.required_old: frozenset[str] = frozenset()
+        trailing_rowid = _TRAILING_ROWID.search(sql)
+        # A string never swallows the final ROWID predicate.
+        self.string_limit = trailing_rowid.start() if trailing_rowid else len(sql)
         self.furthest = 0
         self.first_quote = len(sql)
         self.steps = 0
@@ -89,10 +111,19 @@ class _Reader:
                 continue
             self._reach(match.end())
             owner, table = _unquote(match.group(1)), _unquote(match.group(2)) or ""
+            entry = self.table
+            if entry is None and self.tables is not None:
+                entry = self.tables.get((owner, table))
+            if entry is not None:
+                self.known_columns = frozenset(entry.column_names)
+                if operation != "INSERT":
+                    self.required_old = _logged_columns(entry)
             columns: list[str] = []
             if operation == "INSERT":
                 columns = [_unquote(c) or "" for c in g.COLUMN_NAMES.findall(match.group(3))]
             for items, rowid in self._walk(operation, match.end(), len(columns)):
+                if self.required_old and not self.required_old <= _where_columns(items):
+                    continue
                 found.append(_reading(operation, owner, table, columns, items, rowid))
                 if len(found) > 1:
                     return found
@@ -174,7 +205,7 @@ class _Reader:
         if start < len(sql) and sql[start] == "'":
             self.first_quote = min(self.first_quote, start)
             close = sql.find("'", start + 1)
-            while close != -1:
+            while close != -1 and close < self.string_limit:
                 end = close + 1
                 if _STRING_END.match(sql, end) and not (strict and end == strict.end()):
                     content = sql[start + 1 : close].replace("''", "'")
@@ -189,6 +220,27 @@ class _Reader:
 
     def _reach(self, pos: int) -> None:
         self.furthest = max(self.furthest, pos)
+
+
+def _logged_columns(table: TableDef) -> frozenset[str]:
+    """Columns every UPDATE / DELETE WHERE clause holds under the table's supplemental
+    logging: the key under PRIMARY KEY, every column but LOBs and LONG under ALL."""
+    if table.supplemental_logging == "ALL":
+        return frozenset(
+            c.name for c in table.columns if not c.data_type.upper().startswith(_UNLOGGED_TYPES)
+        )
+    if table.supplemental_logging == "PRIMARY KEY":
+        return frozenset(table.primary_key)
+    return frozenset()
+
+
+def _where_columns(items: _Items) -> frozenset[str]:
+    names: set[str] = set()
+    while items is not None:
+        items, (section, column, _) = items
+        if section is _Section.WHERE:
+            names.add(_unquote(column) or "")
+    return frozenset(names)
 
 
 def _reading(

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from datetime import datetime, timezone
-from decimal import Decimal, InvalidOperation
+from datetime import UTC, datetime
+from decimal import Context, Decimal, InvalidOperation, localcontext
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -28,7 +28,11 @@ from extractor.parse.oracle_datetime_format import (
 )
 from extractor.parse.redo_statement import ParsedRedo
 from extractor.spark_types import (
+    BINARY_TYPES,
+    DEFAULT_TIMESTAMP_PRECISION,
     SPARK_MAX_TIMESTAMP_PRECISION,
+    STRING_TYPES,
+    TIMESTAMP_TYPE,
     UnsupportedTypeError,
     spark_type,
 )
@@ -70,7 +74,8 @@ def typed_row(parsed: ParsedRedo, table: TableDef, nls: NlsSettings) -> TypedRow
     """Both images of ``parsed`` typed for ``table``; a column the dictionary does not
     know (e.g. LogMiner's ``COL 1`` on a dictionary mismatch) is a ValueTypingError."""
     columns = _columns_by_name(table)
-    return TypedRow(_typed(parsed.new, columns, table, nls), _typed(parsed.old, columns, table, nls))
+    new = _typed(parsed.new, columns, table, nls)
+    return TypedRow(new, _typed(parsed.old, columns, table, nls))
 
 
 def _typed(
@@ -109,12 +114,6 @@ def _columns_by_name(table: TableDef) -> dict[str, ColumnDef]:
 
 # --- choosing a converter -------------------------------------------------------------
 
-_TIMESTAMP_TYPE = re.compile(r"TIMESTAMP(?:\((\d)\))?( WITH( LOCAL)? TIME ZONE)?")
-_STRING_TYPES = frozenset(
-    {"CHAR", "NCHAR", "VARCHAR2", "VARCHAR", "NVARCHAR2", "CLOB", "NCLOB", "LONG", "ROWID", "UROWID"}
-)
-_BINARY_TYPES = frozenset({"RAW", "LONG RAW", "BLOB"})
-
 
 @lru_cache(maxsize=4096)
 def _converter(column: ColumnDef) -> Converter:
@@ -130,9 +129,9 @@ def _converter(column: ColumnDef) -> Converter:
         return _to_float
     if data_type == "DATE":
         return _to_date
-    timestamp = _TIMESTAMP_TYPE.fullmatch(data_type)
+    timestamp = TIMESTAMP_TYPE.match(data_type)
     if timestamp:
-        precision = int(timestamp.group(1)) if timestamp.group(1) else 6
+        precision = int(timestamp.group(1)) if timestamp.group(1) else DEFAULT_TIMESTAMP_PRECISION
         if timestamp.group(3):
             return _timestamp_tz_converter(precision, local=True)
         if timestamp.group(2):
@@ -142,9 +141,9 @@ def _converter(column: ColumnDef) -> Converter:
         return _to_interval_ym
     if data_type.startswith("INTERVAL DAY"):
         return _to_interval_ds
-    if data_type in _STRING_TYPES:
+    if data_type in STRING_TYPES:
         return _to_string
-    if data_type in _BINARY_TYPES:
+    if data_type in BINARY_TYPES:
         return _to_bytes
     raise UnsupportedTypeError(f"Oracle type {column.data_type!r} has no converter")
 
@@ -203,8 +202,14 @@ def _decimal_text(text: str, nls: NlsSettings) -> Decimal:
     return value
 
 
+# Oracle numbers have up to 40 significant digits; the default context (28) would round.
+_EXACT = Context(prec=200)
+
+
 def _to_number_text(text: str, nls: NlsSettings) -> str:
-    return canonical_decimal_text(_decimal_text(text, nls))
+    value = _decimal_text(text, nls)
+    with localcontext(_EXACT):
+        return canonical_decimal_text(value)
 
 
 def _decimal_converter(precision: int | None, scale: int) -> Converter:
@@ -215,8 +220,8 @@ def _decimal_converter(precision: int | None, scale: int) -> Converter:
 
     def to_decimal(text: str, nls: NlsSettings) -> Decimal:
         value = _decimal_text(text, nls)
-        quantized = value.quantize(quantum)
-        if quantized != value or (step is not None and quantized % step != 0):
+        quantized = value.quantize(quantum, context=_EXACT)
+        if quantized != value or (step is not None and _EXACT.remainder(quantized, step) != 0):
             raise ValueError(f"{value} has more digits after the point than scale {scale}")
         if abs(quantized) >= limit:
             raise ValueError(f"{value} does not fit NUMBER({digits},{scale})")
@@ -284,7 +289,7 @@ def _timestamp_tz_converter(precision: int, *, local: bool) -> Converter:
             if not local:
                 raise ValueError("a TIMESTAMP WITH TIME ZONE value needs an offset or region")
             moment = moment.replace(tzinfo=zone_from_text(nls.time_zone))
-        moment = moment.astimezone(timezone.utc)
+        moment = moment.astimezone(UTC)
         if precision > SPARK_MAX_TIMESTAMP_PRECISION:
             return timestamp_text(moment, parsed.nanosecond, precision)
         return moment
@@ -332,13 +337,22 @@ def _to_interval_ds(text: str, nls: NlsSettings) -> str:
 
 
 def _to_string(text: str, nls: NlsSettings) -> str | None:
-    parts = [_string_term(term) for term in concat_terms(text)] if "||" in text else None
-    if parts is None:
+    if text == "''":
+        return None  # Oracle stores an empty string as NULL
+    if "||" in text:
+        value = "".join(_string_term(term) for term in concat_terms(text))
+    else:
         value = _string_term(text)
-        if value == "" and text == "''":
-            return None  # Oracle stores an empty string as NULL
-        return value
-    return "".join(parts)
+    return _join_surrogates(value) if _SURROGATE.search(value) else value
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _join_surrogates(units: str) -> str:
+    """UTF-16 surrogate halves (from UNISTR escapes, possibly split over concatenated
+    pieces) -> the characters they encode; a lone half is an error."""
+    return units.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
 
 
 def _string_term(term: str) -> str:
@@ -363,18 +377,18 @@ _UNISTR_ESCAPE = re.compile(r"\\(?:\\|([0-9A-Fa-f]{4}))")
 
 
 def decode_unistr(body: str) -> str:
-    """Oracle UNISTR: ``\\XXXX`` is one UTF-16 code unit (surrogate pairs combine),
-    ``\\\\`` a backslash, anything else itself."""
+    """Oracle UNISTR: ``\\XXXX`` is one UTF-16 code unit, ``\\\\`` a backslash, anything
+    else itself. Surrogate halves stay as they are (a pair may span two pieces of a
+    ``||`` concatenation); ``_to_string`` joins them."""
     if "\\" not in body:
         return body
 
     def unit(match: re.Match[str]) -> str:
         return chr(int(match.group(1), 16)) if match.group(1) else "\\"
 
-    rest = _UNISTR_ESCAPE.sub(unit, body)
     if "\\" in _UNISTR_ESCAPE.sub("", body):
         raise ValueError(f"UNISTR body {body[:40]!r} has a malformed \\ escape")
-    return rest.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
+    return _UNISTR_ESCAPE.sub(unit, body)  # surrogate halves are joined by the caller
 
 
 def _to_bytes(text: str, nls: NlsSettings) -> bytes:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import struct
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 from extractor.dictionary import ColumnDef
@@ -150,7 +150,7 @@ def _coerce_date(value: object) -> datetime:
         return value.utc() if value.offset_minutes is not None else value.local
     if isinstance(value, datetime):
         if value.tzinfo is not None:
-            value = value.astimezone(timezone.utc).replace(tzinfo=None)
+            value = value.astimezone(UTC).replace(tzinfo=None)
         return value.replace(microsecond=0)  # a DATE keeps whole seconds (truncated)
     if isinstance(value, date):
         return datetime(value.year, value.month, value.day)
@@ -159,7 +159,11 @@ def _coerce_date(value: object) -> datetime:
 
 def _coerce_timestamp(ctype: ColumnType, value: object) -> OracleTimestamp:
     if isinstance(value, OracleTimestamp):
-        local, nanos, offset = value.local.replace(microsecond=0), value.nanosecond, value.offset_minutes
+        local, nanos, offset = (
+            value.local.replace(microsecond=0),
+            value.nanosecond,
+            value.offset_minutes,
+        )
     elif isinstance(value, datetime):
         local, nanos = value.replace(microsecond=0, tzinfo=None), value.microsecond * 1000
         delta = value.utcoffset()
@@ -206,7 +210,7 @@ def _timestamp_truth(ctype: ColumnType, stored: OracleTimestamp) -> object:
         if digits > SPARK_MAX_TIMESTAMP_PRECISION:
             return timestamp_text(stored.local, stored.nanosecond, digits)
         return stored.local.replace(microsecond=stored.nanosecond // 1000)
-    utc = stored.utc().replace(tzinfo=timezone.utc)
+    utc = stored.utc().replace(tzinfo=UTC)
     if digits > SPARK_MAX_TIMESTAMP_PRECISION:
         return timestamp_text(utc, stored.nanosecond, digits)
     return utc.replace(microsecond=stored.nanosecond // 1000)

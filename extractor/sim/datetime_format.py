@@ -35,7 +35,9 @@ def format_datetime(
     ``FF`` without digits prints ``type_digits`` digits (none for TIMESTAMP(0), which
     leaves a bare dot after the seconds, as LogMiner shows).
     """
-    return "".join(piece(moment, nanosecond, type_digits, offset_minutes) for piece in _compile(fmt))
+    return "".join(
+        piece(moment, nanosecond, type_digits, offset_minutes) for piece in _compile(fmt)
+    )
 
 
 @lru_cache(maxsize=64)

@@ -16,7 +16,7 @@ import oracledb.errors as _oracledb_errors
 from extractor.errors import OracdcError
 
 
-class SimOracleError(oracledb.DatabaseError):  # type: ignore[misc]
+class SimOracleError(oracledb.DatabaseError):
     """An ORA- error of the simulated database; ``args[0]`` is an oracledb error object."""
 
 

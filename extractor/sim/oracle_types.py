@@ -31,7 +31,9 @@ class Kind(Enum):
 
 
 NATIONAL_KINDS = frozenset({Kind.NCHAR, Kind.NVARCHAR2, Kind.NCLOB})
-STRING_KINDS = frozenset({Kind.CHAR, Kind.NCHAR, Kind.VARCHAR2, Kind.NVARCHAR2, Kind.CLOB, Kind.NCLOB})
+STRING_KINDS = frozenset(
+    {Kind.CHAR, Kind.NCHAR, Kind.VARCHAR2, Kind.NVARCHAR2, Kind.CLOB, Kind.NCLOB}
+)
 LOB_KINDS = frozenset({Kind.CLOB, Kind.NCLOB, Kind.BLOB})
 TIMESTAMP_KINDS = frozenset({Kind.TIMESTAMP, Kind.TIMESTAMP_TZ, Kind.TIMESTAMP_LTZ})
 

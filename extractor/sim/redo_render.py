@@ -99,7 +99,7 @@ def unistr(value: str) -> str:
             units.append("''" if ch == "'" else ch)
         else:
             encoded = ch.encode("utf-16-be")
-            units.extend(f"\\{encoded[i:i + 2].hex().upper()}" for i in range(0, len(encoded), 2))
+            units.extend(f"\\{encoded[i : i + 2].hex().upper()}" for i in range(0, len(encoded), 2))
     pieces = [
         "UNISTR('" + "".join(units[i : i + UNISTR_PIECE_UNITS]) + "')"
         for i in range(0, len(units), UNISTR_PIECE_UNITS)
@@ -160,9 +160,7 @@ def update_sql(
     table: TableDef, set_columns: Sequence[str], before: Row, after: Row, rowid: str,
     nls: NlsSettings,
 ) -> str:  # fmt: skip
-    sets = ", ".join(
-        f'"{c}" = {literal(table.column(c), after.get(c), nls)}' for c in set_columns
-    )
+    sets = ", ".join(f'"{c}" = {literal(table.column(c), after.get(c), nls)}' for c in set_columns)
     where = _where(table, where_columns(table, set_columns), before, rowid, nls)
     return f"update {_name(table)} set {sets} where {where};"
 

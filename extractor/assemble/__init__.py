@@ -1,0 +1,38 @@
+"""Transaction assembly: raw LogMiner rows -> CSF chains joined -> committed transactions.
+
+Data flow: ``source`` yields :class:`LogMinerRow` in mining order ->
+:class:`ContinuationJoiner` joins CSF chains -> :class:`TransactionBuffer` buffers per XID
+(spilling to disk past its memory budget) and returns each :class:`CommittedTransaction` at
+its COMMIT, in commit order. See ``docs/transactions.md``.
+"""
+
+from extractor.assemble.csf import ContinuationJoiner, join_continuations
+from extractor.assemble.errors import (
+    AssemblyError,
+    BrokenContinuationError,
+    IncompleteContinuationError,
+    RedoGapError,
+    SpillError,
+)
+from extractor.assemble.records import (
+    BufferMetrics,
+    CommitPosition,
+    CommittedTransaction,
+    OpenTransactionSummary,
+)
+from extractor.assemble.transaction_buffer import TransactionBuffer
+
+__all__ = [
+    "AssemblyError",
+    "BrokenContinuationError",
+    "BufferMetrics",
+    "CommitPosition",
+    "CommittedTransaction",
+    "ContinuationJoiner",
+    "IncompleteContinuationError",
+    "OpenTransactionSummary",
+    "RedoGapError",
+    "SpillError",
+    "TransactionBuffer",
+    "join_continuations",
+]

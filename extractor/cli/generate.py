@@ -1,0 +1,51 @@
+"""``oracdc generate``: write the dbt sources, replica models and schema YAML of the tables."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from extractor.dbt_gen import generate_project_files
+from extractor.dbt_gen.dictionary_file import load_dictionary_tables
+from extractor.land.spark_session import default_project_dir
+
+
+def register(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "generate",
+        help="write the dbt models of the replicated tables",
+        description=(
+            "Write models/staging/_sources.yml and, per table, models/replica/<owner>__<table>"
+            ".sql/.yml. Files edited by hand are kept unless --force."
+        ),
+    )
+    parser.add_argument(
+        "--dictionary",
+        type=Path,
+        required=True,
+        help="replay-bundle dictionary.json listing the tables",
+    )
+    parser.add_argument(
+        "--project-dir",
+        type=Path,
+        default=None,
+        help="dbt project directory (default: the one shipped with oracdc)",
+    )
+    parser.add_argument("--force", action="store_true", help="overwrite files edited by hand")
+    parser.add_argument("--dry-run", action="store_true", help="write nothing, report changes")
+    parser.add_argument("--diff", action="store_true", help="print the diff of every change")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    tables = load_dictionary_tables(args.dictionary)
+    project_dir = (args.project_dir or default_project_dir()).resolve()
+    report = generate_project_files(tables, project_dir, force=args.force, dry_run=args.dry_run)
+    prefix = "would " if args.dry_run else ""
+    for change in report.changes:
+        print(prefix + change.describe(project_dir))
+        if args.diff and change.diff:
+            sys.stdout.write(change.diff)
+    return 0

@@ -1,0 +1,46 @@
+"""The SQL file of one replica model: config plus one call of ``oracle_cdc.consolidate``."""
+
+from __future__ import annotations
+
+from extractor.dictionary import TableDef
+from extractor.keys import consolidation_key
+from extractor.staging_contract import replica_model_name, staging_table_name
+
+STAGING_SOURCE_NAME = "oracdc_staging"
+
+
+def _python_list(names: tuple[str, ...]) -> str:
+    return "[" + ", ".join(f"'{name}'" for name in names) + "]"
+
+
+def replica_model_sql(table: TableDef) -> str:
+    """The body (without generated header) of ``models/replica/<owner>__<table>.sql``."""
+    key = _python_list(consolidation_key(table))
+    staging = staging_table_name(table.owner, table.name)
+    return f"""\
+{{#-- Replica of Oracle {table.qualified_name}: one row per key, the latest committed version.
+     Soft deletes for this table only: add 'oracle_cdc_soft_deletes': true to meta. --#}}
+{{%- set file_format = var('oracle_cdc__file_format', 'parquet') -%}}
+
+{{{{
+    config(
+        materialized='incremental',
+        file_format=file_format,
+        incremental_strategy=oracle_cdc.incremental_strategy_for(file_format),
+        partition_by=['_bucket'],
+        unique_key={key},
+        on_schema_change='append_new_columns',
+        post_hook=["{{{{ oracle_cdc.drop_emptied_buckets() }}}}"],
+        meta={{'oracle_cdc_replica': true, 'oracle_cdc_table': '{table.qualified_name}'}},
+    )
+}}}}
+
+{{{{ oracle_cdc.consolidate(
+    source('{STAGING_SOURCE_NAME}', '{staging}'),
+    key_columns={key},
+) }}}}
+"""
+
+
+def replica_model_path_name(table: TableDef) -> str:
+    return f"{replica_model_name(table.owner, table.name)}.sql"

@@ -1,0 +1,119 @@
+"""The YAML files of the generated project: staging sources and one schema file per replica."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import yaml
+
+from extractor.dbt_gen.model_sql import STAGING_SOURCE_NAME
+from extractor.dbt_gen.oracle_types import column_description
+from extractor.dictionary import TableDef
+from extractor.keys import ROW_ID_KEY, consolidation_key
+from extractor.staging_contract import (
+    METADATA_COLUMNS,
+    OPERATIONS,
+    replica_model_name,
+    spark_column_name,
+    staging_table_name,
+)
+
+FRESHNESS: dict[str, Any] = {
+    "warn_after": {"count": 1, "period": "hour"},
+    "error_after": {"count": 24, "period": "hour"},
+}
+
+# Replica columns the consolidation adds after the staging metadata (minus _present).
+REPLICA_EXTRA_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("_deleted", "true when the latest change of the key is a delete (soft deletes only)"),
+    ("_bucket", "hash bucket of the key: the partition column insert_overwrite rewrites"),
+)
+
+
+def _dump(document: dict[str, Any]) -> str:
+    return yaml.safe_dump(document, sort_keys=False, width=100, allow_unicode=True)
+
+
+def _source_columns(table: TableDef) -> list[dict[str, Any]]:
+    key = set(consolidation_key(table))
+    return [
+        {
+            "name": spark_column_name(column.name),
+            "description": column_description(
+                column, key=spark_column_name(column.name) in key
+            ),
+        }
+        for column in table.columns
+    ]
+
+
+def staging_sources_yaml(tables: Sequence[TableDef]) -> str:
+    """``models/staging/_sources.yml``: the ``_log`` tables, freshness, tests of ``_op``."""
+    metadata_docs = {name: meaning for name, _, meaning in METADATA_COLUMNS}
+    source_tables = []
+    for table in tables:
+        columns = _source_columns(table)
+        for name, _, meaning in METADATA_COLUMNS:
+            entry: dict[str, Any] = {"name": name, "description": metadata_docs[name]}
+            if name == "_op":
+                entry["data_tests"] = [
+                    "not_null",
+                    {"accepted_values": {"arguments": {"values": list(OPERATIONS)}}},
+                ]
+            elif name in ("_batch_id", "_commit_scn", "_scn"):
+                entry["data_tests"] = ["not_null"]
+            columns.append(entry)
+            del meaning
+        source_tables.append(
+            {
+                "name": staging_table_name(table.owner, table.name),
+                "description": f"Change rows of Oracle {table.qualified_name}, landed by oracdc "
+                "(append-only; one row per change, snapshot read or delete).",
+                "columns": columns,
+            }
+        )
+    document = {
+        "version": 2,
+        "sources": [
+            {
+                "name": STAGING_SOURCE_NAME,
+                "description": "Staging tables landed by the oracdc extractor.",
+                "schema": "{{ var('oracle_cdc__staging_schema', 'oracdc_staging') }}",
+                "config": {"loaded_at_field": "_extracted_at", "freshness": FRESHNESS},
+                "tables": source_tables,
+            }
+        ],
+    }
+    return _dump(document)
+
+
+def replica_schema_yaml(table: TableDef) -> str:
+    """``models/replica/<owner>__<table>.yml``: docs of every column, tests of the key."""
+    key = consolidation_key(table)
+    columns = _source_columns(table)
+    if key == (ROW_ID_KEY,):
+        columns.append({"name": ROW_ID_KEY})
+    by_name = {column["name"]: column for column in columns}
+    for name in key:
+        by_name[name]["data_tests"] = ["not_null"] + (["unique"] if len(key) == 1 else [])
+    for name, _, meaning in METADATA_COLUMNS:
+        if name in ("_present", ROW_ID_KEY) and name in by_name:
+            if name == ROW_ID_KEY:
+                by_name[name]["description"] = meaning
+            continue
+        if name != "_present":
+            columns.append({"name": name, "description": f"Of the latest change: {meaning}"})
+    columns.extend({"name": name, "description": meaning} for name, meaning in REPLICA_EXTRA_COLUMNS)
+    model: dict[str, Any] = {
+        "name": replica_model_name(table.owner, table.name),
+        "description": f"Replica of Oracle {table.qualified_name} (supplemental logging "
+        f"{table.supplemental_logging}), one row per key ({', '.join(key)}), consolidated from "
+        f"{staging_table_name(table.owner, table.name)} by oracle_cdc.consolidate.",
+    }
+    if len(key) > 1:
+        model["data_tests"] = [
+            {"oracle_cdc.unique_combination": {"arguments": {"columns": list(key)}}}
+        ]
+    model["columns"] = columns
+    return _dump({"version": 2, "models": [model]})

@@ -1,0 +1,45 @@
+"""DDL statements as issued, for the SQL_REDO of DDL (code 5) rows."""
+
+from __future__ import annotations
+
+from extractor.dictionary import ColumnDef, TableDef
+
+_SIZED = {"VARCHAR2", "NVARCHAR2", "CHAR", "NCHAR", "RAW", "VARCHAR"}
+
+
+def column_type_sql(column: ColumnDef) -> str:
+    """The type as written in CREATE TABLE: ``NUMBER(10,2)``, ``VARCHAR2(40)``, ``DATE``."""
+    data_type = column.data_type.upper()
+    if data_type == "NUMBER":
+        if column.data_precision is None and column.data_scale is None:
+            return "NUMBER"
+        precision = "*" if column.data_precision is None else str(column.data_precision)
+        return f"NUMBER({precision},{column.data_scale or 0})"
+    if data_type == "FLOAT" and column.data_precision is not None:
+        return f"FLOAT({column.data_precision})"
+    if data_type in _SIZED and column.data_length is not None:
+        return f"{data_type}({column.data_length})"
+    return data_type
+
+
+def column_sql(column: ColumnDef) -> str:
+    null = "" if column.nullable else " NOT NULL"
+    return f'"{column.name}" {column_type_sql(column)}{null}'
+
+
+def create_table_sql(table: TableDef) -> str:
+    parts = [column_sql(c) for c in table.columns]
+    if table.primary_key:
+        keys = ", ".join(f'"{k}"' for k in table.primary_key)
+        parts.append(f"PRIMARY KEY ({keys})")
+    if table.supplemental_logging != "MINIMAL":
+        parts.append(f"SUPPLEMENTAL LOG DATA ({table.supplemental_logging}) COLUMNS")
+    return f'create table "{table.owner}"."{table.name}" ({", ".join(parts)});'
+
+
+def add_column_sql(table: TableDef, column: ColumnDef) -> str:
+    return f'alter table "{table.owner}"."{table.name}" add ({column_sql(column)});'
+
+
+def drop_column_sql(table: TableDef, column: str) -> str:
+    return f'alter table "{table.owner}"."{table.name}" drop column "{column}";'

@@ -1,0 +1,132 @@
+"""Redo events and the V$LOGMNR_CONTENTS rows LogMiner shows for them.
+
+The database appends one :class:`RedoEvent` per redo record as work happens; rows are
+rendered on demand under the session NLS settings, with SQL_REDO over 4000 bytes split into
+CSF continuation rows that share RS_ID and SSN.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+
+from extractor.dictionary import TableDef
+from extractor.logminer_row import OPERATION_NAMES, LogMinerRow, OperationCode
+from extractor.nls import NlsSettings
+from extractor.sim.column_values import StoredValue
+from extractor.sim.redo_render import delete_sql, insert_sql, update_sql
+
+SQL_REDO_MAX_BYTES = 4000
+NO_ROWID = "AAAAAAAAAAAAAAAAAA"  # ROW_ID Oracle shows on START / COMMIT / ROLLBACK rows
+DDL_INFO = "USER DDL (PlSql=0 RecDep=0)"
+UNSUPPORTED_INFO = "Object or Data type Unsupported"
+
+_FIXED_SQL = {
+    OperationCode.START: "set transaction read write;",
+    OperationCode.COMMIT: "commit;",
+    OperationCode.ROLLBACK: "rollback;",
+    OperationCode.UNSUPPORTED: "Unsupported",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class RedoEvent:
+    """One logical change as recorded in redo (not yet rendered)."""
+
+    scn: int
+    xid: str
+    code: OperationCode
+    rs_id: str
+    ssn: int
+    timestamp: datetime
+    username: str
+    table: TableDef | None = None
+    row_id: str | None = None
+    columns: tuple[str, ...] = ()  # INSERT column list / UPDATE SET columns
+    before: Mapping[str, StoredValue] | None = None
+    after: Mapping[str, StoredValue] | None = None
+    empty_lobs: bool = False
+    rollback: int = 0
+    text: str | None = None  # DDL statement as issued
+    start_scn: int | None = None  # COMMIT rows only
+    commit_scn: int | None = None
+    commit_timestamp: datetime | None = None
+
+
+def render_rows(event: RedoEvent, nls: NlsSettings) -> list[LogMinerRow]:
+    """The V$LOGMNR_CONTENTS rows of one event: one row, or a CSF chain."""
+    sql = _sql_redo(event, nls)
+    table = event.table
+    is_dml = event.code in (OperationCode.INSERT, OperationCode.UPDATE, OperationCode.DELETE)
+    base = {
+        "scn": event.scn,
+        "start_scn": event.start_scn,
+        "commit_scn": event.commit_scn,
+        "timestamp": event.timestamp.isoformat(timespec="seconds"),
+        "commit_timestamp": (
+            event.commit_timestamp.isoformat(timespec="seconds")
+            if event.commit_timestamp is not None
+            else None
+        ),
+        "xid": event.xid,
+        "operation": OPERATION_NAMES[int(event.code)],
+        "operation_code": int(event.code),
+        "seg_owner": table.owner if table is not None else None,
+        "table_name": table.name if table is not None else None,
+        "row_id": event.row_id if is_dml else NO_ROWID,
+        "rs_id": event.rs_id,
+        "ssn": event.ssn,
+        "rollback": event.rollback,
+        "status": 0,
+        "info": _info(event.code),
+        "username": event.username,
+    }
+    pieces = split_sql_redo(sql)
+    last = len(pieces) - 1
+    return [
+        LogMinerRow(csf=1 if i < last else 0, sql_redo=piece, **base)  # type: ignore[arg-type]
+        for i, piece in enumerate(pieces)
+    ]
+
+
+def split_sql_redo(sql: str, max_bytes: int = SQL_REDO_MAX_BYTES) -> list[str]:
+    """Cut SQL_REDO into pieces of at most ``max_bytes`` UTF-8 bytes, never inside a
+    character; concatenating the pieces gives the statement back."""
+    encoded = sql.encode("utf-8")
+    if len(encoded) <= max_bytes:
+        return [sql]
+    pieces = []
+    start = 0
+    while start < len(encoded):
+        end = min(start + max_bytes, len(encoded))
+        while end < len(encoded) and (encoded[end] & 0xC0) == 0x80:
+            end -= 1  # back off to a character boundary
+        pieces.append(encoded[start:end].decode("utf-8"))
+        start = end
+    return pieces
+
+
+def _info(code: OperationCode) -> str | None:
+    if code is OperationCode.DDL:
+        return DDL_INFO
+    if code is OperationCode.UNSUPPORTED:
+        return UNSUPPORTED_INFO
+    return None
+
+
+def _sql_redo(event: RedoEvent, nls: NlsSettings) -> str:
+    code = event.code
+    if code is OperationCode.DDL:
+        return event.text or ""
+    fixed = _FIXED_SQL.get(code)
+    if fixed is not None:
+        return fixed
+    table, row_id = event.table, event.row_id
+    if table is None or row_id is None:
+        raise ValueError(f"DML event without table or ROWID: {event}")
+    if code is OperationCode.INSERT:
+        return insert_sql(table, event.columns, event.after or {}, nls, empty_lobs=event.empty_lobs)
+    if code is OperationCode.UPDATE:
+        return update_sql(table, event.columns, event.before or {}, event.after or {}, row_id, nls)
+    return delete_sql(table, event.before or {}, row_id, nls)

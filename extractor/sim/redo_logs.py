@@ -1,0 +1,126 @@
+"""The redo log catalog: online groups, log switches, archived copies, purging.
+
+A log covers SCNs from FIRST_CHANGE# up to, not including, NEXT_CHANGE#. The newest
+``online_groups`` sequences are online (CURRENT, then ACTIVE, then INACTIVE); every
+switched log also has an archived copy until it is purged. Mining an SCN range fails with
+ORA-01291 when a log it needs is neither online nor available as an archived copy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from extractor.sim.errors import raise_oracle_error
+
+
+@dataclass(frozen=True, slots=True)
+class RedoLogFile:
+    """One row of V$ARCHIVED_LOG (``is_online`` False) or V$LOG + V$LOGFILE (True)."""
+
+    thread: int
+    sequence: int
+    first_change: int
+    next_change: int | None  # None for the CURRENT online log
+    name: str
+    archived: bool
+    available: bool
+    status: str  # online: CURRENT | ACTIVE | INACTIVE; archived: A (available) | D (deleted)
+    is_online: bool
+
+
+@dataclass(slots=True)
+class _Sequence:
+    sequence: int
+    first_change: int
+    next_change: int | None = None
+    purged: bool = False
+
+
+class RedoLogCatalog:
+    """Log sequences of thread 1 and the redo position (RS_ID) inside the current one."""
+
+    BLOCK_BYTES = 512
+
+    def __init__(self, first_scn: int, *, online_groups: int = 3, database_name: str) -> None:
+        self._online_groups = online_groups
+        self._database_name = database_name
+        self._sequences: list[_Sequence] = [_Sequence(1, first_scn)]
+        self._byte_cursor = 0
+        self.records_in_current = 0
+
+    @property
+    def current_sequence(self) -> int:
+        return self._sequences[-1].sequence
+
+    def next_rs_id(self, record_bytes: int) -> str:
+        """Allocate a redo record in the current log; its padded RS_ID text."""
+        position = self._byte_cursor
+        self._byte_cursor += max(16, (record_bytes + 15) // 16 * 16)
+        self.records_in_current += 1
+        block, offset = divmod(position, self.BLOCK_BYTES)
+        return f" 0x{self.current_sequence:06x}.{block + 2:08x}.{offset:04x} "
+
+    def switch(self, next_first_change: int) -> None:
+        """Close the current log at ``next_first_change`` and open the next sequence."""
+        current = self._sequences[-1]
+        current.next_change = next_first_change
+        self._sequences.append(_Sequence(current.sequence + 1, next_first_change))
+        self._byte_cursor = 0
+        self.records_in_current = 0
+
+    def purge_archived(self, below_sequence: int) -> None:
+        for seq in self._sequences[:-1]:
+            if seq.sequence < below_sequence:
+                seq.purged = True
+
+    def files(self) -> list[RedoLogFile]:
+        archived = [self._archived_file(s) for s in self._sequences[:-1]]
+        return archived + self._online_files()
+
+    def check_minable(self, start_scn: int, end_scn: int) -> None:
+        """Raise ORA-01291 when a log covering part of [start_scn, end_scn] is gone."""
+        online = {s.sequence for s in self._sequences[-self._online_groups :]}
+        for seq in self._sequences:
+            ends_before = seq.next_change is not None and seq.next_change <= start_scn
+            if ends_before or seq.first_change > end_scn:
+                continue
+            if seq.purged and seq.sequence not in online:
+                raise_oracle_error(
+                    1291,
+                    f"missing log file (thread 1 sequence {seq.sequence}, SCN "
+                    f"{seq.first_change}..{seq.next_change})",
+                )
+
+    def _archived_file(self, seq: _Sequence) -> RedoLogFile:
+        return RedoLogFile(
+            thread=1,
+            sequence=seq.sequence,
+            first_change=seq.first_change,
+            next_change=seq.next_change,
+            name=f"/u01/app/oracle/fra/{self._database_name}/archivelog/1_{seq.sequence}_1.arc",
+            archived=True,
+            available=not seq.purged,
+            status="D" if seq.purged else "A",
+            is_online=False,
+        )
+
+    def _online_files(self) -> list[RedoLogFile]:
+        online = self._sequences[-self._online_groups :]
+        files = []
+        for age, seq in enumerate(reversed(online)):
+            status = "CURRENT" if age == 0 else "ACTIVE" if age == 1 else "INACTIVE"
+            group = (seq.sequence - 1) % self._online_groups + 1
+            files.append(
+                RedoLogFile(
+                    thread=1,
+                    sequence=seq.sequence,
+                    first_change=seq.first_change,
+                    next_change=seq.next_change,
+                    name=f"/u01/app/oracle/oradata/{self._database_name}/redo{group:02d}.log",
+                    archived=age > 0,
+                    available=True,
+                    status=status,
+                    is_online=True,
+                )
+            )
+        return list(reversed(files))

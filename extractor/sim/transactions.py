@@ -1,0 +1,269 @@
+"""Transactions of the simulated Oracle: DML, savepoints, commit and rollback.
+
+A transaction's XID is fixed when it begins; its START row is written at its first change,
+whose SCN becomes its START_SCN. Rows it changes are locked until it ends; another
+transaction touching them raises :class:`SimUsageError` (Oracle would wait; the simulator
+does not model lock waits). Statements see committed data plus the transaction's own changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from extractor.dictionary import TableDef
+from extractor.logminer_row import OperationCode
+from extractor.sim.column_values import coerce_value, truth_value
+from extractor.sim.errors import SimUsageError, raise_oracle_error
+from extractor.sim.oracle_types import LOB_KINDS, column_type
+from extractor.sim.versioned_table import StoredRow, VersionedTable
+
+if TYPE_CHECKING:
+    from extractor.sim.database import SimDatabase
+
+RowFilter = Callable[[dict[str, object]], bool]
+# a ROWID, several ROWIDs (one multi-row statement), or a predicate over truth-shaped rows
+Where = RowFilter | str | list[str] | tuple[str, ...] | set[str] | frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class _Change:
+    table: VersionedTable
+    rowid: str
+    code: OperationCode
+    columns: tuple[str, ...]
+    before: StoredRow | None
+    after: StoredRow | None
+
+
+class SimTransaction:
+    """One database transaction; obtain it from :meth:`SimDatabase.begin`."""
+
+    def __init__(self, db: SimDatabase, serial: int, xid: str, username: str) -> None:
+        self._db = db
+        self._serial = serial
+        self.xid = xid
+        self.username = username
+        self.start_scn: int | None = None
+        self._changes: list[_Change] = []
+        self._view: dict[int, dict[str, StoredRow | None]] = {}
+        self._savepoints: dict[str, int] = {}
+        self._ended: str | None = None
+
+    @property
+    def is_open(self) -> bool:
+        return self._ended is None
+
+    @property
+    def has_changes(self) -> bool:
+        return self.start_scn is not None
+
+    # -- DML -------------------------------------------------------------------------------
+
+    def insert(self, owner: str, table: str, values: Mapping[str, object]) -> str:
+        """Insert one row; returns its ROWID. Omitted columns are NULL."""
+        state = self._table(owner, table)
+        definition = state.definition
+        stored = self._coerce(definition, values)
+        for column in definition.columns:
+            if not column.nullable and stored.get(column.name) is None:
+                raise_oracle_error(
+                    1400, f'cannot insert NULL into ("{owner}"."{table}"."{column.name}")'
+                )
+        row: StoredRow = {c.name: stored.get(c.name) for c in definition.columns}
+        given = tuple(c.name for c in definition.columns if c.name in stored)
+        scn = self._statement_scn()
+        rowid = state.rowids.allocate()
+        lobs = [c for c in given if _is_lob(definition, c) and row[c] is not None]
+        self._db._record_dml(
+            self, OperationCode.INSERT, definition, rowid, given, None, row, scn,
+            empty_lobs=bool(lobs),
+        )  # fmt: skip
+        for lob in lobs:  # the LOB value follows the EMPTY_xLOB() insert as an update
+            self._db._record_dml(
+                self, OperationCode.UPDATE, definition, rowid, (lob,), row, row, scn
+            )
+        self._remember(_Change(state, rowid, OperationCode.INSERT, given, None, row))
+        return rowid
+
+    def update(self, owner: str, table: str, where: Where, changes: Mapping[str, object]) -> int:
+        """Update the rows ``where`` selects (a ROWID or a predicate over rows shaped like
+        :meth:`SimDatabase.truth` rows); one LogMiner row per changed row. Returns the count."""
+        state = self._table(owner, table)
+        definition = state.definition
+        stored = self._coerce(definition, changes)
+        columns = tuple(c.name for c in definition.columns if c.name in stored)
+        if not columns:
+            raise SimUsageError(f"update of {owner}.{table} changes no column")
+        targets = self._targets(state, where)
+        if not targets:
+            return 0
+        scn = self._statement_scn()
+        rs_id = self._db._allocate_rs_id(definition)
+        for ssn, (rowid, before) in enumerate(targets):
+            after = {**before, **stored}
+            self._db._record_dml(
+                self, OperationCode.UPDATE, definition, rowid, columns, before, after, scn,
+                rs_id=rs_id, ssn=ssn,
+            )  # fmt: skip
+            self._remember(_Change(state, rowid, OperationCode.UPDATE, columns, before, after))
+        return len(targets)
+
+    def delete(self, owner: str, table: str, where: Where) -> int:
+        """Delete the rows ``where`` selects; one LogMiner row per row. Returns the count."""
+        state = self._table(owner, table)
+        definition = state.definition
+        targets = self._targets(state, where)
+        if not targets:
+            return 0
+        scn = self._statement_scn()
+        rs_id = self._db._allocate_rs_id(definition)
+        for ssn, (rowid, before) in enumerate(targets):
+            self._db._record_dml(
+                self, OperationCode.DELETE, definition, rowid, (), before, None, scn,
+                rs_id=rs_id, ssn=ssn,
+            )  # fmt: skip
+            self._remember(_Change(state, rowid, OperationCode.DELETE, (), before, None))
+        return len(targets)
+
+    # -- transaction control ---------------------------------------------------------------
+
+    def savepoint(self, name: str) -> None:
+        self._check_open()
+        self._savepoints[name.upper()] = len(self._changes)
+
+    def rollback_to(self, name: str) -> None:
+        """ROLLBACK TO SAVEPOINT: undo later changes with ROLLBACK=1 rows; stay open."""
+        self._check_open()
+        mark = self._savepoints.get(name.upper())
+        if mark is None:
+            raise_oracle_error(
+                1086, f"savepoint '{name.upper()}' never established in this session"
+            )
+        undone = self._changes[mark:]
+        if undone:
+            self._compensate(undone, self._db._next_scn())
+        del self._changes[mark:]
+        self._savepoints = {k: v for k, v in self._savepoints.items() if v <= mark}
+        self._rebuild_view()
+
+    def commit(self) -> int:
+        """Commit; returns the commit SCN (the current SCN when nothing changed)."""
+        self._check_open()
+        self._ended = "committed"
+        if self.start_scn is None:
+            self._db._forget(self)
+            return self._db.current_scn()
+        scn = self._db._next_scn()
+        for table_id, rows in self._view.items():
+            state = self._db._table_by_id(table_id)
+            for rowid, row in rows.items():
+                state.commit_version(rowid, row, scn)
+                state.locks.pop(rowid, None)
+        self._db._record_end(self, OperationCode.COMMIT, scn)
+        return scn
+
+    def rollback(self) -> None:
+        """Full rollback: ROLLBACK=1 compensating rows, then a ROLLBACK (code 36) row."""
+        self._check_open()
+        self._ended = "rolled back"
+        if self.start_scn is None:
+            self._db._forget(self)
+            return
+        scn = self._db._next_scn()
+        self._compensate(self._changes, scn)
+        self._changes.clear()
+        self._rebuild_view()
+        self._db._record_end(self, OperationCode.ROLLBACK, scn)
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _check_open(self) -> None:
+        if self._ended is not None:
+            raise SimUsageError(f"transaction {self.xid} is already {self._ended}")
+
+    def _table(self, owner: str, table: str) -> VersionedTable:
+        self._check_open()
+        return self._db._table_state(owner, table)
+
+    def _statement_scn(self) -> int:
+        scn = self._db._next_scn()
+        if self.start_scn is None:
+            self.start_scn = scn
+            self._db._record_start(self, scn)
+        return scn
+
+    def _coerce(self, definition: TableDef, values: Mapping[str, object]) -> StoredRow:
+        stored: StoredRow = {}
+        for name, value in values.items():
+            if not definition.has_column(name):
+                raise_oracle_error(904, f'"{name}": invalid identifier')
+            stored[name] = coerce_value(definition.column(name), value)
+        return stored
+
+    def _targets(self, state: VersionedTable, where: Where) -> list[tuple[str, StoredRow]]:
+        own = self._view.get(id(state), {})
+        if isinstance(where, str | list | tuple | set | frozenset):
+            rowids = [where] if isinstance(where, str) else list(where)
+            candidates = []
+            for rowid in rowids:
+                row = own[rowid] if rowid in own else state.latest.get(rowid)
+                if row is not None:
+                    candidates.append((rowid, row))
+        else:
+            definition = state.definition
+            visible = [(r, v) for r, v in state.latest.items() if r not in own]
+            visible += [(r, v) for r, v in own.items() if v is not None]
+            candidates = [(r, v) for r, v in visible if where(_as_truth(definition, r, v))]
+        for rowid, _ in candidates:
+            holder = state.locks.get(rowid)
+            if holder is not None and holder != self._serial:
+                raise SimUsageError(
+                    f"row {rowid} of {state.definition.qualified_name} is locked by another "
+                    "open transaction (the simulator does not model lock waits)",
+                    fix="commit or roll back the other transaction first",
+                )
+        return candidates
+
+    def _remember(self, change: _Change) -> None:
+        self._changes.append(change)
+        self._view.setdefault(id(change.table), {})[change.rowid] = change.after
+        change.table.locks[change.rowid] = self._serial
+
+    def _rebuild_view(self) -> None:
+        for table_id, rows in self._view.items():
+            state = self._db._table_by_id(table_id)
+            for rowid in rows:
+                state.locks.pop(rowid, None)
+        self._view = {}
+        for change in self._changes:
+            self._view.setdefault(id(change.table), {})[change.rowid] = change.after
+            change.table.locks[change.rowid] = self._serial
+
+    def _compensate(self, changes: list[_Change], scn: int) -> None:
+        for change in reversed(changes):
+            definition = change.table.definition
+            columns: tuple[str, ...]
+            if change.code is OperationCode.INSERT:
+                code, columns = OperationCode.DELETE, ()
+            elif change.code is OperationCode.DELETE:
+                code, columns = OperationCode.INSERT, definition.column_names
+            else:
+                code, columns = OperationCode.UPDATE, change.columns
+            self._db._record_dml(
+                self, code, definition, change.rowid, columns, change.after, change.before,
+                scn, rollback=1,
+            )  # fmt: skip
+
+
+def _is_lob(definition: TableDef, name: str) -> bool:
+    return column_type(definition.column(name)).kind in LOB_KINDS
+
+
+def _as_truth(definition: TableDef, rowid: str, row: StoredRow) -> dict[str, object]:
+    values: dict[str, object] = {
+        c.name: truth_value(c, row.get(c.name)) for c in definition.columns
+    }
+    values["ROWID"] = rowid
+    return values

@@ -1,0 +1,68 @@
+"""Opening a python-oracledb thin-mode connection. The password is passed in by the caller
+(read from an environment variable or a file); it is never logged or put in a message."""
+
+from __future__ import annotations
+
+import logging
+import os
+import stat
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import oracledb
+
+from extractor.source.errors import SourceConnectionError
+from extractor.source.oracle.errors import error_message, full_code
+
+log = logging.getLogger(__name__)
+
+
+def connect(dsn: str, user: str, password: str, *, wallet_dir: str | None = None) -> Any:
+    """A thin-mode connection to ``dsn`` as ``user``; SourceConnectionError when it fails."""
+    extra: dict[str, Any] = {}
+    if wallet_dir:
+        extra = {"config_dir": wallet_dir, "wallet_location": wallet_dir}
+    log.info("connecting to Oracle %s as %s", dsn, user)
+    try:
+        return oracledb.connect(user=user, password=password, dsn=dsn, **extra)
+    except oracledb.Error as error:
+        raise SourceConnectionError(
+            f"cannot connect to Oracle {dsn} as {user} ({full_code(error)}): "
+            f"{error_message(error)}",
+            fix="check source.dsn, source.user and the password, and that the listener is up",
+        ) from None
+
+
+def read_password(source: Mapping[str, Any]) -> str:
+    """The password named by ``password_env`` (an environment variable) or ``password_file``
+    (a file readable by its owner only; one trailing newline is dropped)."""
+    env_name = source.get("password_env")
+    if env_name:
+        value = os.environ.get(str(env_name))
+        if value is None:
+            raise SourceConnectionError(
+                f"environment variable {env_name} (source.password_env) is not set",
+                fix=f"export {env_name}=<the Oracle password> before running oracdc",
+            )
+        return value
+    file_name = source.get("password_file")
+    if file_name:
+        path = Path(str(file_name))
+        try:
+            mode = path.stat().st_mode
+            text = path.read_text(encoding="utf-8")
+        except OSError as error:
+            raise SourceConnectionError(
+                f"cannot read source.password_file {path}: {error.strerror}"
+            ) from None
+        if mode & (stat.S_IRWXG | stat.S_IRWXO):
+            raise SourceConnectionError(
+                f"source.password_file {path} is readable by others",
+                fix=f"chmod 600 {path}",
+            )
+        return text[:-1] if text.endswith("\n") else text
+    raise SourceConnectionError(
+        "no password configured for the Oracle source",
+        fix="set source.password_env or source.password_file in oracdc.yml",
+    )

@@ -1,0 +1,205 @@
+"""Snapshot reads: ``SELECT ... FROM t AS OF SCN :scn`` in ROWID order, as Arrow batches.
+
+Each column is selected with an expression that makes python-oracledb hand back a lossless
+value (reference §5), then converted to the ``spark_types`` representation:
+
+- NUMBER(p,s) landing as DECIMAL: the column itself, fetched as ``Decimal`` through an output
+  type handler (python-oracledb would otherwise give int or float);
+- plain NUMBER, FLOAT and any NUMBER landing as STRING: ``TO_CHAR(c, 'TM9')`` (the session
+  sets NLS_NUMERIC_CHARACTERS to '.,'), turned into canonical decimal text;
+- TIMESTAMP WITH [LOCAL] TIME ZONE: ``SYS_EXTRACT_UTC(c)`` (the driver drops the zone);
+- TIMESTAMP(n > 6) with or without zone: ``TO_CHAR`` with ``FFn`` (the driver keeps only
+  microseconds);
+- CLOB / NCLOB / BLOB: fetched inline as LONG / LONG RAW, not as LOB locators;
+- everything else as it comes.
+
+Chunking and resume: rows come in ROWID order; the caller resumes after the last landed
+row with ``after_rowid`` (``WHERE ROWID > CHARTOROWID(:after_rowid)``), so a crash costs at
+most one chunk. Oracle sorts the table by ROWID for this (a ROWID-range scan when resuming).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from typing import Any
+
+import oracledb
+import pyarrow as pa
+
+from extractor.dictionary import ColumnDef, TableDef
+from extractor.source.arrow_schema import snapshot_batch
+from extractor.source.errors import SnapshotTooOldError, TableNotFoundError
+from extractor.source.oracle import queries
+from extractor.source.oracle.errors import error_message, full_code, raise_unhandled
+from extractor.spark_types import spark_type
+from extractor.values import canonical_decimal_text, interval_ds_text, interval_ym_text
+
+Converter = Callable[[Any], object]
+
+_TIMESTAMP = re.compile(r"^TIMESTAMP(?:\((\d)\))?( WITH( LOCAL)? TIME ZONE)?$")
+_FETCH_MAX = 10_000
+
+
+def select_expression(column: ColumnDef) -> str:
+    """The select-list expression that reads ``column`` losslessly."""
+    quoted = queries.quote_identifier(column.name)
+    data_type = column.data_type.upper().strip()
+    if data_type in ("NUMBER", "FLOAT") and spark_type(column) == "STRING":
+        return queries.EXPR_NUMBER_TEXT.format(column=quoted)
+    match = _TIMESTAMP.match(data_type)
+    if match:
+        digits = int(match.group(1)) if match.group(1) else 6
+        with_zone = match.group(2) is not None
+        if digits > 6:
+            template = queries.EXPR_UTC_TIMESTAMP_TEXT if with_zone else queries.EXPR_TIMESTAMP_TEXT
+            return template.format(column=quoted, digits=digits)
+        if with_zone:
+            return queries.EXPR_UTC.format(column=quoted)
+    return queries.EXPR_COLUMN.format(column=quoted)
+
+
+def snapshot_statement(table: TableDef, resume: bool) -> str:
+    """The AS OF SCN query of ``table`` (binds ``:scn`` and, resuming, ``:after_rowid``)."""
+    template = queries.SNAPSHOT_AFTER_ROWID if resume else queries.SNAPSHOT
+    select_list = ", ".join(select_expression(c) for c in table.columns)
+    return template.format(
+        select_list=select_list, table=queries.qualified_name(table.owner, table.name)
+    )
+
+
+def output_type_handler(cursor: Any, metadata: Any) -> Any:
+    """NUMBER as Decimal; LOBs inline (python-oracledb's documented handler signature)."""
+    type_code = metadata.type_code
+    if type_code is oracledb.DB_TYPE_NUMBER:
+        return cursor.var(Decimal, arraysize=cursor.arraysize)
+    if type_code is oracledb.DB_TYPE_CLOB:
+        return cursor.var(oracledb.DB_TYPE_LONG, arraysize=cursor.arraysize)
+    if type_code is oracledb.DB_TYPE_NCLOB:
+        return cursor.var(oracledb.DB_TYPE_LONG_NVARCHAR, arraysize=cursor.arraysize)
+    if type_code is oracledb.DB_TYPE_BLOB:
+        return cursor.var(oracledb.DB_TYPE_LONG_RAW, arraysize=cursor.arraysize)
+    return None
+
+
+def column_converter(column: ColumnDef) -> Converter:
+    """Fetched value (of :func:`select_expression`) -> ``spark_types`` representation."""
+    spark = spark_type(column)
+    data_type = column.data_type.upper().strip()
+    if data_type in ("NUMBER", "FLOAT"):
+        return _number_text if spark == "STRING" else _decimal
+    if spark == "TIMESTAMP":
+        return _utc
+    if spark == "TIMESTAMP_NTZ":
+        return _naive
+    if data_type.startswith("INTERVAL YEAR"):
+        return _interval_ym
+    if data_type.startswith("INTERVAL DAY"):
+        return _interval_ds
+    if spark == "BINARY":
+        return _binary
+    if spark in ("FLOAT", "DOUBLE"):
+        return _float
+    return _text
+
+
+def read_snapshot(
+    connection: Any,
+    table: TableDef,
+    scn: int,
+    batch_rows: int,
+    after_rowid: str | None = None,
+) -> Iterator[pa.RecordBatch]:
+    """Batches of ``table`` as of ``scn`` in ROWID order; see the module docstring."""
+    converters = [column_converter(c) for c in table.columns]
+    statement = snapshot_statement(table, resume=after_rowid is not None)
+    binds: dict[str, object] = {"scn": scn}
+    if after_rowid is not None:
+        binds["after_rowid"] = after_rowid
+    cursor = connection.cursor()
+    try:
+        cursor.arraysize = max(1, min(batch_rows, _FETCH_MAX))
+        cursor.prefetchrows = cursor.arraysize + 1
+        cursor.outputtypehandler = output_type_handler
+        try:
+            cursor.execute(statement, binds)
+            while rows := cursor.fetchmany(batch_rows):
+                yield snapshot_batch(table, [_convert(row, converters) for row in rows])
+        except Exception as error:
+            _raise_mapped(error, table, scn)
+    finally:
+        cursor.close()
+
+
+def _convert(row: Sequence[Any], converters: Sequence[Converter]) -> list[object]:
+    values: list[object] = [
+        None if value is None else convert(value)
+        for value, convert in zip(row, converters, strict=False)
+    ]
+    values.append(str(row[-1]))
+    return values
+
+
+def _raise_mapped(error: Exception, table: TableDef, scn: int) -> None:
+    code = full_code(error)
+    name = table.qualified_name
+    if code == "ORA-01555":
+        raise SnapshotTooOldError(name, scn, "undo for that SCN is gone (ORA-01555)") from error
+    if code == "ORA-08181":
+        raise SnapshotTooOldError(name, scn, "not a valid SCN yet (ORA-08181)") from error
+    if code == "ORA-01466":
+        raise SnapshotTooOldError(
+            name, scn, "the table definition changed after that SCN (ORA-01466)"
+        ) from error
+    if code == "ORA-00942":
+        raise TableNotFoundError(name, error_message(error)) from error
+    if code is None:
+        raise error
+    raise_unhandled(error, f"snapshot read of {name}")
+
+
+def _decimal(value: Any) -> Decimal:
+    return value if isinstance(value, Decimal) else Decimal(str(value))
+
+
+def _number_text(value: Any) -> str:
+    return canonical_decimal_text(Decimal(str(value).strip()))
+
+
+def _utc(value: Any) -> datetime:
+    if value.tzinfo is not None:
+        return value.astimezone(UTC)  # type: ignore[no-any-return]
+    return value.replace(tzinfo=UTC)  # type: ignore[no-any-return]
+
+
+def _naive(value: Any) -> datetime:
+    if value.tzinfo is not None:
+        return value.astimezone(UTC).replace(tzinfo=None)  # type: ignore[no-any-return]
+    return value  # type: ignore[no-any-return]
+
+
+def _interval_ym(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return interval_ym_text(int(value.years) * 12 + int(value.months))
+
+
+def _interval_ds(value: Any) -> str:
+    if isinstance(value, timedelta):
+        total = (value.days * 86_400 + value.seconds) * 1_000_000 + value.microseconds
+        return interval_ds_text(total * 1_000)
+    return str(value)
+
+
+def _binary(value: Any) -> bytes:
+    return bytes(value)
+
+
+def _float(value: Any) -> float:
+    return float(value)
+
+
+def _text(value: Any) -> str:
+    return str(value)

@@ -1,0 +1,244 @@
+"""A Source over a replay bundle directory, read as if it were a live Oracle.
+
+A bundle may grow between calls (lines appended to ``logminer.jsonl``, new snapshot files,
+a rewritten ``dictionary.json`` or ``logs.json``): every call sees the files as they are
+then. ``logminer.jsonl`` is read incrementally from where the last read stopped (re-read from
+the start if the file shrank).
+
+Snapshots: a bundle holds one snapshot per table at the SCN on its first line, so
+``snapshot_point`` returns that SCN (all tables asked for together must share it) and a
+table without a snapshot file is replicated from the log only: its point is just below the
+first recorded SCN and its snapshot is empty. Rows are served in ROWID order so that
+``after_rowid`` resumes exactly as on Oracle.
+
+Mining: rows are filtered as ``queries.LOGMNR_CONTENTS`` filters them on Oracle. With a
+``logs.json``, a range that needs a log marked ``"available": false`` fails like ORA-01291
+(MissingRedoLogError).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from pathlib import Path
+
+import pyarrow as pa
+
+from extractor.dictionary import TableDef
+from extractor.logminer_row import LogMinerRow
+from extractor.nls import NlsSettings
+from extractor.source.arrow_schema import snapshot_batch
+from extractor.source.base import SnapshotPoint
+from extractor.source.errors import MissingRedoLogError, SnapshotTooOldError, TableNotFoundError
+from extractor.source.replay import bundle_format as fmt
+from extractor.source.rowid_order import rowid_sort_key
+
+_TRANSACTION_CONTROL = frozenset({6, 7, 34, 36})
+_TRANSACTION_END = frozenset({7, 36})
+
+
+class ReplaySource:
+    """A :class:`~extractor.source.base.Source` reading the bundle at ``path``."""
+
+    def __init__(self, path: Path | str) -> None:
+        self._path = Path(path)
+        if not self._path.is_dir():
+            raise fmt.BundleError(self._path, "is not a directory")
+        self._header = fmt.read_header(self._path)
+        self._tables: dict[tuple[str, str], TableDef] = {}
+        self._rows: list[LogMinerRow] = []
+        self._scns: list[int] = []
+        self._offset = 0
+        self._next_line = 1
+        self._file_size = 0
+
+    @property
+    def nls(self) -> NlsSettings:
+        return self._header.nls
+
+    @property
+    def path(self) -> Path:
+        return self._path
+
+    def current_scn(self) -> int:
+        self._header = fmt.read_header(self._path)
+        self._load_logminer()
+        candidates = [self._header.current_scn or 0]
+        if self._scns:
+            candidates.append(self._scns[-1])
+        for owner, name in fmt.snapshot_tables(self._path):
+            snapshot = self._snapshot(self._lookup(owner, name, missing_ok=True))
+            if snapshot is not None:
+                candidates.append(snapshot.scn)
+        return max(candidates)
+
+    def list_tables(
+        self, patterns: Sequence[tuple[str, str]] = (), names: Sequence[tuple[str, str]] = ()
+    ) -> list[TableDef]:
+        import fnmatch
+
+        self._reload_dictionary()
+        found = {
+            key
+            for key in self._tables
+            if any(
+                fnmatch.fnmatchcase(key[0], o.upper()) and fnmatch.fnmatchcase(key[1], t.upper())
+                for o, t in patterns
+            )
+        }
+        for owner, name in names:
+            found.add((owner.upper(), name.upper()))
+        return [self.table(owner, name) for owner, name in sorted(found)]
+
+    def table(self, owner: str, name: str) -> TableDef:
+        found = self._lookup(owner, name, missing_ok=False)
+        assert found is not None
+        return found
+
+    def refresh_table(self, owner: str, name: str) -> TableDef:
+        self._reload_dictionary()
+        return self.table(owner, name)
+
+    def snapshot_scn(self, table: TableDef) -> int | None:
+        """The SCN of the table's snapshot file (None: replicated from the log only)."""
+        snapshot = self._snapshot(table)
+        return None if snapshot is None else snapshot.scn
+
+    def snapshot_point(self, tables: Sequence[TableDef]) -> SnapshotPoint:
+        self._load_logminer()
+        scns = {self._point_scn(t) for t in tables}
+        if len(scns) > 1:
+            listing = ", ".join(f"{t.qualified_name} at {self._point_scn(t)}" for t in tables)
+            raise fmt.BundleError(
+                self._path / fmt.SNAPSHOT_DIR,
+                f"snapshots were recorded at different SCNs ({listing}); snapshot these "
+                "tables one at a time",
+            )
+        scn = scns.pop() if scns else self.current_scn()
+        oldest_open = self.open_transaction_start_scn(scn)
+        return SnapshotPoint(
+            scn=scn, mining_start_scn=scn + 1 if oldest_open is None else oldest_open
+        )
+
+    def open_transaction_start_scn(self, at_scn: int) -> int | None:
+        self._load_logminer()
+        first_seen: dict[str, int] = {}
+        ended: dict[str, int] = {}
+        for row in self._rows[: bisect.bisect_right(self._scns, at_scn)]:
+            first_seen.setdefault(row.xid, row.scn)
+            if row.operation_code in _TRANSACTION_END:
+                ended[row.xid] = row.scn
+        open_starts = [scn for xid, scn in first_seen.items() if xid not in ended]
+        return min(open_starts) if open_starts else None
+
+    def snapshot_batches(
+        self, table: TableDef, scn: int, batch_rows: int, after_rowid: str | None = None
+    ) -> Iterator[pa.RecordBatch]:
+        snapshot = self._snapshot(table)
+        if snapshot is None:
+            if scn != self._point_scn(table):
+                raise SnapshotTooOldError(
+                    table.qualified_name, scn, "the bundle has no snapshot of this table"
+                )
+            return iter(())
+        if snapshot.scn != scn:
+            raise SnapshotTooOldError(
+                table.qualified_name, scn, f"the bundle holds its snapshot at SCN {snapshot.scn}"
+            )
+        rows = sorted(snapshot.rows, key=lambda r: rowid_sort_key(str(r[fmt.ROWID_KEY])))
+        if after_rowid is not None:
+            after = rowid_sort_key(after_rowid)
+            rows = [r for r in rows if rowid_sort_key(str(r[fmt.ROWID_KEY])) > after]
+        return self._batches(table, rows, max(1, batch_rows))
+
+    def mine(
+        self, start_scn: int, end_scn: int, tables: Sequence[TableDef]
+    ) -> AbstractContextManager[Iterator[LogMinerRow]]:
+        return self._mine(start_scn, end_scn, tables)
+
+    @contextmanager
+    def _mine(
+        self, start_scn: int, end_scn: int, tables: Sequence[TableDef]
+    ) -> Iterator[Iterator[LogMinerRow]]:
+        self._check_logs(start_scn, end_scn)
+        self._load_logminer()
+        low = bisect.bisect_left(self._scns, start_scn)
+        high = bisect.bisect_right(self._scns, end_scn)
+        owners = {t.owner for t in tables}
+        names = {(t.owner, t.name) for t in tables}
+        yield (row for row in self._rows[low:high] if _selected(row, owners, names))
+
+    def close(self) -> None:
+        self._rows = []
+        self._scns = []
+
+    # -- internals ------------------------------------------------------------------------
+
+    def _batches(
+        self, table: TableDef, rows: list[dict[str, object]], batch_rows: int
+    ) -> Iterator[pa.RecordBatch]:
+        names = [*table.column_names, fmt.ROWID_KEY]
+        for start in range(0, len(rows), batch_rows):
+            chunk = rows[start : start + batch_rows]
+            yield snapshot_batch(table, [[row.get(n) for n in names] for row in chunk])
+
+    def _point_scn(self, table: TableDef) -> int:
+        snapshot = self._snapshot(table)
+        if snapshot is not None:
+            return snapshot.scn
+        return (self._scns[0] - 1) if self._scns else self._header.current_scn or 0
+
+    def _snapshot(self, table: TableDef | None) -> fmt.SnapshotFile | None:
+        return None if table is None else fmt.read_snapshot(self._path, table)
+
+    def _lookup(self, owner: str, name: str, *, missing_ok: bool) -> TableDef | None:
+        key = (owner, name)
+        if key not in self._tables:
+            self._reload_dictionary()
+        found = self._tables.get(key)
+        if found is None and not missing_ok:
+            raise TableNotFoundError(
+                f"{owner}.{name}", f"not in {self._path / fmt.DICTIONARY_FILE}"
+            )
+        return found
+
+    def _reload_dictionary(self) -> None:
+        self._tables = {(t.owner, t.name): t for t in fmt.read_dictionary(self._path)}
+
+    def _load_logminer(self) -> None:
+        path = self._path / fmt.LOGMINER_FILE
+        size = path.stat().st_size if path.exists() else 0
+        if size < self._file_size:  # rewritten, not appended: start over
+            self._rows, self._scns, self._offset, self._next_line = [], [], 0, 1
+        chunk = fmt.read_logminer(self._path, self._offset, self._next_line)
+        self._rows.extend(chunk.rows)
+        self._scns.extend(r.scn for r in chunk.rows)
+        self._offset, self._next_line, self._file_size = chunk.next_offset, chunk.next_line, size
+        if any(a > b for a, b in zip(self._scns, self._scns[1:], strict=False)):
+            raise fmt.BundleError(path, "rows are not in SCN order")
+
+    def _check_logs(self, start_scn: int, end_scn: int) -> None:
+        logs = fmt.read_logs(self._path)
+        if logs is None:
+            return
+        for entry in logs:
+            overlaps = entry.first_change <= end_scn and (
+                entry.next_change is None or entry.next_change > start_scn
+            )
+            if overlaps and not entry.available:
+                raise MissingRedoLogError(
+                    max(start_scn, entry.first_change),
+                    end_scn if entry.next_change is None else min(end_scn, entry.next_change - 1),
+                    f"log thread {entry.thread} sequence {entry.sequence} ({entry.name}) is "
+                    "not available (ORA-01291 missing log file)",
+                )
+
+
+def _selected(row: LogMinerRow, owners: set[str], names: set[tuple[str, str]]) -> bool:
+    """The filter of queries.LOGMNR_CONTENTS."""
+    if row.operation_code in _TRANSACTION_CONTROL:
+        return True
+    if row.operation_code == 5 and row.seg_owner in owners:
+        return True
+    return (row.seg_owner, row.table_name) in names

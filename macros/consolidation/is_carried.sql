@@ -1,0 +1,15 @@
+{#
+    is_carried(column_name, present_column='_present')
+
+    True when a staging row carries a value for column_name (lower-case source name): the row
+    is a full image (_present is NULL) or lists the column in _present (partial row images of
+    tables logged with PRIMARY KEY or MINIMAL supplemental logging).
+#}
+{% macro is_carried(column_name, present_column='_present') -%}
+    {{ return(adapter.dispatch('is_carried', 'oracle_cdc')(column_name, present_column)) }}
+{%- endmacro %}
+
+
+{% macro default__is_carried(column_name, present_column) -%}
+    ({{ present_column }} is null or array_contains({{ present_column }}, '{{ column_name | replace("'", "''") }}'))
+{%- endmacro %}

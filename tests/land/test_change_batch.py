@@ -1,0 +1,250 @@
+"""change_batch and snapshot_batch: the Arrow shape of a landing batch (staging contract)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+from decimal import Decimal
+
+import pyarrow as pa
+import pytest
+
+from extractor.land.change_batch import change_batch, snapshot_batch
+from extractor.land.errors import LandingError
+from land.records import COMMIT_TS, EMP, EXTRACTED_AT, change
+
+UTC_US = pa.timestamp("us", tz="UTC")
+
+
+def test_schema_is_source_columns_then_metadata_with_contract_types() -> None:
+    batch = change_batch(EMP, [], batch_id=1, extracted_at=EXTRACTED_AT)
+
+    assert batch.schema == pa.schema(
+        [
+            ("id", pa.decimal128(10, 0)),
+            ("name", pa.string()),
+            ("salary", pa.decimal128(8, 2)),
+            ("_op", pa.string()),
+            ("_scn", pa.int64()),
+            ("_commit_scn", pa.int64()),
+            ("_redo_pos", pa.decimal128(38, 0)),
+            ("_rs_id", pa.string()),
+            ("_ssn", pa.int64()),
+            ("_xid", pa.string()),
+            ("_row_id", pa.string()),
+            ("_commit_ts", UTC_US),
+            ("_present", pa.list_(pa.string())),
+            ("_batch_id", pa.int64()),
+            ("_extracted_at", UTC_US),
+        ]
+    )
+
+
+def test_full_image_carries_every_value_and_null_present() -> None:
+    record = change(
+        "c", {"ID": Decimal(1), "NAME": "Ann", "SALARY": Decimal("10.50")}, full_image=True
+    )
+
+    row = change_batch(EMP, [record], batch_id=3, extracted_at=EXTRACTED_AT).to_pylist()[0]
+
+    assert row == {
+        "id": Decimal(1),
+        "name": "Ann",
+        "salary": Decimal("10.50"),
+        "_op": "c",
+        "_scn": 100,
+        "_commit_scn": 105,
+        "_redo_pos": Decimal(7),
+        "_rs_id": "0x000c5d.00000271.0010",
+        "_ssn": 0,
+        "_xid": "0a001b00c4030000",
+        "_row_id": "AAAR3sAAEAAAACXAAA",
+        "_commit_ts": COMMIT_TS,
+        "_present": None,
+        "_batch_id": 3,
+        "_extracted_at": EXTRACTED_AT,
+    }
+
+
+def test_partial_image_lists_carried_columns_in_dictionary_order() -> None:
+    record = change("u", {"SALARY": Decimal("2.00"), "ID": Decimal(1)}, full_image=False)
+
+    batch = change_batch(EMP, [record], batch_id=1, extracted_at=EXTRACTED_AT)
+
+    assert batch.column("_present").to_pylist() == [["id", "salary"]]
+
+
+def test_column_not_carried_is_null_and_absent_from_present() -> None:
+    record = change("d", {"ID": Decimal(9)}, full_image=False)
+
+    batch = change_batch(EMP, [record], batch_id=1, extracted_at=EXTRACTED_AT)
+
+    assert batch.column("name").to_pylist() == [None]
+    assert batch.column("_present").to_pylist() == [["id"]]
+
+
+def test_carried_null_is_null_and_listed_in_present() -> None:
+    record = change("u", {"ID": Decimal(1), "NAME": None}, full_image=False)
+
+    batch = change_batch(EMP, [record], batch_id=1, extracted_at=EXTRACTED_AT)
+
+    assert batch.column("name").to_pylist() == [None]
+    assert batch.column("_present").to_pylist() == [["id", "name"]]
+
+
+def test_rows_keep_the_order_given() -> None:
+    records = [
+        change("c", {"ID": Decimal(n)}, full_image=False, scn=200 - n, redo_pos=n)
+        for n in (1, 2, 3)
+    ]
+
+    batch = change_batch(EMP, records, batch_id=1, extracted_at=EXTRACTED_AT)
+
+    assert batch.column("id").to_pylist() == [Decimal(1), Decimal(2), Decimal(3)]
+    assert batch.column("_scn").to_pylist() == [199, 198, 197]
+
+
+def test_redo_position_beyond_64_bits_is_exact() -> None:
+    redo_pos = (0xC5D << 80) | (0x271 << 48) | (0x10 << 32) | 5  # seq, block, offset, ssn
+    record = change("c", {"ID": Decimal(1)}, full_image=False, redo_pos=redo_pos)
+
+    batch = change_batch(EMP, [record], batch_id=1, extracted_at=EXTRACTED_AT)
+
+    assert batch.column("_redo_pos").to_pylist() == [Decimal(redo_pos)]
+
+
+def test_commit_time_in_another_zone_lands_as_the_same_instant_in_utc() -> None:
+    paris = timezone(timedelta(hours=2))
+    record = change("c", {"ID": Decimal(1)}, full_image=True)
+    record = type(record)(
+        **{**_fields(record), "commit_ts": datetime(2024, 5, 1, 14, 0, tzinfo=paris)}
+    )
+
+    batch = change_batch(EMP, [record], batch_id=1, extracted_at=EXTRACTED_AT)
+
+    assert batch.column("_commit_ts").cast(pa.int64()).to_pylist() == [
+        int(datetime(2024, 5, 1, 12, 0, tzinfo=UTC).timestamp() * 1_000_000)
+    ]
+
+
+def test_record_of_another_table_is_rejected() -> None:
+    record = change("c", {"ID": Decimal(1)}, full_image=True, table="DEPT")
+
+    with pytest.raises(LandingError, match=r"HR\.DEPT.*HR\.EMP"):
+        change_batch(EMP, [record], batch_id=1, extracted_at=EXTRACTED_AT)
+
+
+def test_column_unknown_to_dictionary_is_rejected() -> None:
+    record = change("c", {"ID": Decimal(1), "BONUS": Decimal(5)}, full_image=False)
+
+    with pytest.raises(LandingError, match="BONUS"):
+        change_batch(EMP, [record], batch_id=1, extracted_at=EXTRACTED_AT)
+
+
+def test_value_that_does_not_fit_its_column_names_the_column() -> None:
+    record = change("c", {"ID": Decimal(1), "SALARY": "ten"}, full_image=False)
+
+    with pytest.raises(LandingError, match="salary"):
+        change_batch(EMP, [record], batch_id=1, extracted_at=EXTRACTED_AT)
+
+
+def test_naive_extraction_time_is_rejected() -> None:
+    with pytest.raises(LandingError, match="extracted_at"):
+        change_batch(EMP, [], batch_id=1, extracted_at=datetime(2024, 5, 1, 12, 0))
+
+
+def _snapshot_input(**overrides: pa.Array) -> pa.RecordBatch:
+    columns = {
+        "id": pa.array([Decimal(1), Decimal(2)], pa.decimal128(10, 0)),
+        "name": pa.array(["Ann", None], pa.string()),
+        "salary": pa.array([Decimal("1.50"), Decimal("2.00")], pa.decimal128(8, 2)),
+        "_row_id": pa.array(["AAAR3sAAEAAAACXAAA", "AAAR3sAAEAAAACXAAB"], pa.string()),
+        **overrides,
+    }
+    return pa.RecordBatch.from_pydict(columns)
+
+
+def test_snapshot_rows_are_reads_at_the_snapshot_scn() -> None:
+    snapshot_ts = datetime(2024, 5, 1, 11, 0, tzinfo=UTC)
+
+    batch = snapshot_batch(
+        EMP,
+        _snapshot_input(),
+        snapshot_scn=500,
+        snapshot_ts=snapshot_ts,
+        batch_id=4,
+        extracted_at=EXTRACTED_AT,
+    )
+
+    assert batch.to_pylist()[1] == {
+        "id": Decimal(2),
+        "name": None,
+        "salary": Decimal("2.00"),
+        "_op": "r",
+        "_scn": 500,
+        "_commit_scn": 500,
+        "_redo_pos": Decimal(0),
+        "_rs_id": None,
+        "_ssn": None,
+        "_xid": None,
+        "_row_id": "AAAR3sAAEAAAACXAAB",
+        "_commit_ts": snapshot_ts,
+        "_present": None,
+        "_batch_id": 4,
+        "_extracted_at": EXTRACTED_AT,
+    }
+
+
+def test_snapshot_batch_has_the_staging_schema_of_change_batch() -> None:
+    batch = snapshot_batch(
+        EMP,
+        _snapshot_input(),
+        snapshot_scn=500,
+        snapshot_ts=EXTRACTED_AT,
+        batch_id=4,
+        extracted_at=EXTRACTED_AT,
+    )
+
+    empty = change_batch(EMP, [], batch_id=1, extracted_at=EXTRACTED_AT)
+    assert batch.schema == empty.schema
+
+
+def test_snapshot_column_of_a_narrower_type_is_cast() -> None:
+    source = _snapshot_input(id=pa.array([1, 2], pa.int32()))
+
+    batch = snapshot_batch(
+        EMP, source, snapshot_scn=1, snapshot_ts=EXTRACTED_AT, batch_id=1, extracted_at=EXTRACTED_AT
+    )
+
+    assert batch.column("id").to_pylist() == [Decimal(1), Decimal(2)]
+
+
+def test_snapshot_without_rowid_is_rejected() -> None:
+    source = _snapshot_input().drop_columns(["_row_id"])
+
+    with pytest.raises(LandingError, match="_row_id"):
+        snapshot_batch(
+            EMP,
+            source,
+            snapshot_scn=1,
+            snapshot_ts=EXTRACTED_AT,
+            batch_id=1,
+            extracted_at=EXTRACTED_AT,
+        )
+
+
+def test_snapshot_missing_a_source_column_is_rejected() -> None:
+    source = _snapshot_input().drop_columns(["salary"])
+
+    with pytest.raises(LandingError, match="salary"):
+        snapshot_batch(
+            EMP,
+            source,
+            snapshot_scn=1,
+            snapshot_ts=EXTRACTED_AT,
+            batch_id=1,
+            extracted_at=EXTRACTED_AT,
+        )
+
+
+def _fields(record: object) -> dict[str, object]:
+    return {name: getattr(record, name) for name in record.__slots__}  # type: ignore[attr-defined]

@@ -1,0 +1,156 @@
+"""The durable checkpoint: round trip, atomic replace, batch-id reservation, the lock."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from extractor.land import checkpoint as checkpoint_module
+from extractor.land.checkpoint import (
+    Checkpoint,
+    CheckpointStore,
+    CommitPosition,
+    TableSnapshotState,
+)
+from extractor.land.errors import CheckpointCorruptError, CheckpointLockedError
+
+BIG_REDO_POS = (0xC5D << 80) | (0x271 << 48) | (0x10 << 32) | 5
+
+SAMPLE = Checkpoint(
+    resume_scn=1_000,
+    last_commit=CommitPosition(commit_scn=1_200, redo_pos=BIG_REDO_POS),
+    mined_to_scn=1_300,
+    tables={
+        "HR.EMP": TableSnapshotState(
+            status="running",
+            snapshot_scn=900,
+            resume_token="AAAR3sAAEAAAACXAAB",
+            rows_landed=20_000,
+            added_at_scn=850,
+        ),
+        "HR.DEPT": TableSnapshotState(status="done", snapshot_scn=900, rows_landed=4),
+    },
+    next_batch_id=42,
+)
+
+
+def test_missing_file_reads_as_the_initial_checkpoint(tmp_path: Path) -> None:
+    with CheckpointStore(tmp_path) as store:
+        assert store.current == Checkpoint(
+            resume_scn=None, last_commit=None, mined_to_scn=None, tables={}, next_batch_id=1
+        )
+
+
+def test_saved_checkpoint_reads_back_equal_after_restart(tmp_path: Path) -> None:
+    with CheckpointStore(tmp_path) as store:
+        store.save(SAMPLE)
+
+    with CheckpointStore(tmp_path) as restarted:
+        assert restarted.current == SAMPLE
+
+
+def test_file_is_versioned_json_with_redo_position_as_exact_text(tmp_path: Path) -> None:
+    with CheckpointStore(tmp_path) as store:
+        store.save(SAMPLE)
+
+    document = json.loads((tmp_path / "checkpoint.json").read_text())
+    assert document["format"] == "oracdc-checkpoint"
+    assert document["version"] == 1
+    assert document["last_commit"] == {"commit_scn": 1_200, "redo_pos": str(BIG_REDO_POS)}
+
+
+def test_crash_between_temp_write_and_rename_keeps_the_old_checkpoint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with CheckpointStore(tmp_path) as store:
+        store.save(SAMPLE)
+
+        def crash(*_: object) -> None:
+            raise OSError("power cut")
+
+        monkeypatch.setattr(checkpoint_module.os, "replace", crash)
+        with pytest.raises(OSError, match="power cut"):
+            store.save(Checkpoint(resume_scn=5_000, next_batch_id=99))
+        monkeypatch.undo()
+
+    with CheckpointStore(tmp_path) as restarted:
+        assert restarted.current == SAMPLE
+
+
+def test_reserved_batch_ids_increase_across_a_restart(tmp_path: Path) -> None:
+    with CheckpointStore(tmp_path) as store:
+        first = [store.reserve_batch_id(), store.reserve_batch_id()]
+
+    with CheckpointStore(tmp_path) as restarted:
+        after_restart = restarted.reserve_batch_id()
+
+    assert first == [1, 2]
+    assert after_restart == 3
+
+
+def test_reservation_is_on_disk_before_the_id_is_returned(tmp_path: Path) -> None:
+    with CheckpointStore(tmp_path) as store:
+        batch_id = store.reserve_batch_id()
+        on_disk = json.loads((tmp_path / "checkpoint.json").read_text())["next_batch_id"]
+
+    assert on_disk == batch_id + 1
+
+
+def test_saving_a_stale_checkpoint_does_not_release_reserved_ids(tmp_path: Path) -> None:
+    with CheckpointStore(tmp_path) as store:
+        stale = store.current
+        store.reserve_batch_id()
+        store.reserve_batch_id()
+        store.save(stale)
+
+    with CheckpointStore(tmp_path) as restarted:
+        assert restarted.reserve_batch_id() == 3
+
+
+def test_second_store_on_the_same_directory_is_refused(tmp_path: Path) -> None:
+    with CheckpointStore(tmp_path), pytest.raises(CheckpointLockedError, match="in use"):
+        CheckpointStore(tmp_path)
+
+
+def test_lock_is_released_on_close(tmp_path: Path) -> None:
+    CheckpointStore(tmp_path).close()
+
+    with CheckpointStore(tmp_path) as store:
+        assert store.current.next_batch_id == 1
+
+
+def test_corrupt_file_error_names_the_file_and_the_recovery(tmp_path: Path) -> None:
+    (tmp_path / "checkpoint.json").write_text('{"format": "oracdc-checkpoint", "vers')
+
+    with pytest.raises(CheckpointCorruptError) as raised:
+        CheckpointStore(tmp_path)
+
+    assert str(tmp_path / "checkpoint.json") in str(raised.value)
+    assert raised.value.fix is not None and "move it aside" in raised.value.fix
+
+
+def test_file_of_another_format_version_is_refused(tmp_path: Path) -> None:
+    document = {**SAMPLE.to_json(), "version": 2}
+    (tmp_path / "checkpoint.json").write_text(json.dumps(document))
+
+    with pytest.raises(CheckpointCorruptError, match="version 2"):
+        CheckpointStore(tmp_path)
+
+
+def test_unknown_snapshot_status_is_refused(tmp_path: Path) -> None:
+    document = SAMPLE.to_json()
+    document["tables"]["HR.EMP"]["status"] = "halfway"
+    (tmp_path / "checkpoint.json").write_text(json.dumps(document))
+
+    with pytest.raises(CheckpointCorruptError, match="halfway"):
+        CheckpointStore(tmp_path)
+
+
+def test_with_table_replaces_one_table_state() -> None:
+    done = TableSnapshotState(status="done", snapshot_scn=900, rows_landed=30_000)
+
+    updated = SAMPLE.with_table("HR.EMP", done)
+
+    assert updated.tables == {"HR.EMP": done, "HR.DEPT": SAMPLE.tables["HR.DEPT"]}

@@ -1,0 +1,87 @@
+"""Recovery of apostrophes Oracle did not double (Debezium's "relaxed quote detection")."""
+
+from __future__ import annotations
+
+import pytest
+
+from extractor.dictionary import ColumnDef, TableDef
+from extractor.parse import RedoParseError, parse_redo
+
+
+def table(*names: str, key: tuple[str, ...] = ()) -> TableDef:
+    columns = tuple(ColumnDef(n, i + 1, "VARCHAR2") for i, n in enumerate(names))
+    return TableDef("O", "T", columns, primary_key=key, supplemental_logging="PRIMARY KEY")
+
+
+def test_well_formed_statement_is_not_marked_recovered() -> None:
+    assert parse_redo("""insert into "O"."T"("A") values ('it''s')""").recovered_quotes is False
+
+
+def test_insert_value_with_a_lone_apostrophe_is_recovered() -> None:
+    parsed = parse_redo("""insert into "O"."T"("ID","N") values ('1','O'Brien');""")
+    assert parsed.recovered_quotes is True
+    assert parsed.new["N"].string_value() == "O'Brien"
+    assert parsed.new["ID"].string_value() == "1"
+
+
+def test_recovered_literal_is_rendered_with_the_apostrophe_doubled() -> None:
+    parsed = parse_redo("""insert into "O"."T"("N") values ('O'Brien')""")
+    assert parsed.new["N"].text == "'O''Brien'"
+
+
+def test_column_count_decides_between_one_value_and_two() -> None:
+    # Read strictly this is two values; the single column says it is one.
+    parsed = parse_redo("""insert into "O"."T"("N") values ('a','b')""")
+    assert parsed.recovered_quotes is True
+    assert parsed.new["N"].string_value() == "a','b"
+
+
+def test_update_set_value_with_apostrophe_and_comma() -> None:
+    parsed = parse_redo("""update "O"."T" set "N" = 'it's, ok' where "ID" = '1' and ROWID = 'R'""")
+    assert parsed.new["N"].string_value() == "it's, ok"
+    assert parsed.old["ID"].string_value() == "1"
+    assert parsed.rowid == "R"
+
+
+def test_where_value_before_and_is_ambiguous_without_a_dictionary() -> None:
+    # 'O'Brien' and "ID" = '2' could also be the whole value of N.
+    with pytest.raises(RedoParseError, match="ambiguous"):
+        parse_redo("""delete from "O"."T" where "N" = 'O'Brien' and "ID" = '2'""")
+
+
+def test_logged_primary_key_in_where_decides_the_split() -> None:
+    sql = """delete from "O"."T" where "N" = 'rock 'n' roll' and "ID" = '2'"""
+    parsed = parse_redo(sql, table("ID", "N", key=("ID",)))
+    assert parsed.old["N"].string_value() == "rock 'n' roll"
+    assert parsed.old["ID"].string_value() == "2"
+
+
+def test_trailing_rowid_predicate_is_never_part_of_a_value() -> None:
+    parsed = parse_redo("""update "O"."T" set "N" = '5' where "N" = 'O'Brien' and ROWID = 'AAAB'""")
+    assert parsed.old["N"].string_value() == "O'Brien"
+    assert parsed.rowid == "AAAB"
+
+
+def test_ambiguous_split_raises_instead_of_guessing() -> None:
+    # "a', "B" = 'b" could be one value of A, or A = a and B = b.
+    sql = """update "O"."T" set "A" = 'x'y', "B" = 'b'' where "ID" = '1'"""
+    with pytest.raises(RedoParseError, match="ambiguous"):
+        parse_redo(sql)
+
+
+def test_dictionary_column_names_remove_an_ambiguity() -> None:
+    sql = """update "O"."T" set "A" = 'x'y', "B" = 'b'' where "ID" = '1'"""
+    parsed = parse_redo(sql, table("A", "ID"))  # there is no column B
+    assert parsed.new == {"A": parsed.new["A"]}
+    assert parsed.new["A"].string_value() == """x'y', "B" = 'b'"""
+
+
+def test_dictionary_can_be_looked_up_by_the_statement_table() -> None:
+    sql = """update "O"."T" set "A" = 'x'y', "B" = 'b'' where "ID" = '1'"""
+    parsed = parse_redo(sql, tables={("O", "T"): table("A", "ID")})
+    assert list(parsed.new) == ["A"]
+
+
+def test_unrecoverable_statement_raises() -> None:
+    with pytest.raises(RedoParseError):
+        parse_redo("""insert into "O"."T"("A","B") values ('x'y)""")
