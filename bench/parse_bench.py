@@ -22,9 +22,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from extractor.dictionary import ColumnDef, TableDef  # noqa: E402
-from extractor.nls import NlsSettings  # noqa: E402
-from extractor.parse import parse_redo, typed_row  # noqa: E402
+import sqlglot
+
+from extractor.dictionary import ColumnDef, TableDef
+from extractor.nls import NlsSettings
+from extractor.parse import parse_redo, typed_row
 
 # The bare tokenizer: one findall of quoted strings, identifiers, words, numbers, symbols.
 BARE_TOKEN = re.compile(
@@ -118,44 +120,57 @@ def generate_statements(count: int, seed: int = 1) -> tuple[TableDef, list[str]]
     return table, statements
 
 
-def _rate(work: Callable[[str], object], statements: Sequence[str], repeat: int = 3) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        for sql in statements:
-            work(sql)
-        best = min(best, time.perf_counter() - start)
-    return len(statements) / best if best > 0 else float("inf")
+def _rates(
+    contenders: dict[str, tuple[Callable[[str], object], Sequence[str]]], rounds: int
+) -> dict[str, float]:
+    """Statements per second of each contender, best of ``rounds``. Rounds interleave the
+    contenders so that a load change on a shared machine hits them all alike."""
+    best = dict.fromkeys(contenders, float("inf"))
+    for _ in range(rounds):
+        for name, (work, statements) in contenders.items():
+            start = time.perf_counter()
+            for sql in statements:
+                work(sql)
+            best[name] = min(best[name], time.perf_counter() - start)
+    return {
+        name: len(contenders[name][1]) / seconds if seconds > 0 else float("inf")
+        for name, seconds in best.items()
+    }
 
 
-def run_bench(statements: int = 5000, seed: int = 1, sqlglot_statements: int = 200) -> BenchResult:
+def run_bench(
+    statements: int = 5000, seed: int = 1, sqlglot_statements: int = 200, rounds: int = 5
+) -> BenchResult:
     table, texts = generate_statements(statements, seed)
     nls = NlsSettings()
-    ours = _rate(parse_redo, texts)
-    typed = _rate(lambda sql: typed_row(parse_redo(sql), table, nls), texts)
-    bare = _rate(BARE_TOKEN.findall, texts)
     sample = texts[: max(1, min(sqlglot_statements, len(texts)))]
     failures = 0
 
     def glot(sql: str) -> None:
         nonlocal failures
-        import sqlglot
-
         try:
             sqlglot.parse_one(sql, read="oracle")
         except sqlglot.errors.SqlglotError:
             failures += 1
 
-    glot_rate = _rate(glot, sample, repeat=1)
+    rates = _rates(
+        {
+            "ours": (parse_redo, texts),
+            "typed": (lambda sql: typed_row(parse_redo(sql), table, nls), texts),
+            "bare": (BARE_TOKEN.findall, texts),
+            "sqlglot": (glot, sample),
+        },
+        rounds,
+    )
     return BenchResult(
         statements=len(texts),
         total_bytes=sum(len(t.encode()) for t in texts),
-        ours_per_s=ours,
-        ours_typed_per_s=typed,
-        bare_tokenizer_per_s=bare,
-        sqlglot_per_s=glot_rate,
+        ours_per_s=rates["ours"],
+        ours_typed_per_s=rates["typed"],
+        bare_tokenizer_per_s=rates["bare"],
+        sqlglot_per_s=rates["sqlglot"],
         sqlglot_statements=len(sample),
-        sqlglot_failures=failures,
+        sqlglot_failures=failures // rounds,
     )
 
 
@@ -178,9 +193,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--statements", type=int, default=5000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--sqlglot-statements", type=int, default=200)
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     args = parser.parse_args(argv)
-    result = run_bench(args.statements, args.seed, args.sqlglot_statements)
+    result = run_bench(args.statements, args.seed, args.sqlglot_statements, args.rounds)
     if args.json:
         print(
             json.dumps(

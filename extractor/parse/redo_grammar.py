@@ -1,8 +1,8 @@
 """The SQL_REDO grammar LogMiner writes, as regular-expression fragments.
 
 Every repetition that could otherwise backtrack into a literal is possessive or atomic,
-so a statement matches in exactly one way: validating a whole statement with one
-``fullmatch`` and then splitting its clauses with ``findall`` give the same split.
+so a statement matches in exactly one way, and a ``findall`` that resumes after each item
+splits it exactly as a whole-statement match would.
 """
 
 from __future__ import annotations
@@ -29,28 +29,30 @@ END = r"\s*;?\s*"
 # An alias after the table name: update "O"."T" a set a."C" = ...
 TABLE_ALIAS = r"(?:\s+(?!(?i:set|where)\b)[A-Za-z_][\w$#]*+)?"
 
-_WHERE_CLAUSE = (
-    rf"(?:({WHERE_PREDICATE}(?:{AND}{WHERE_PREDICATE})*+)(?:{AND}{ROWID_PREDICATE})?"
-    rf"|{ROWID_PREDICATE})"
-)
-
-# Groups: owner, table, column list, values list.
-INSERT_STATEMENT = re.compile(
+# Statement heads, up to the first value. Groups: owner, table (INSERT: column list).
+INSERT_HEAD = re.compile(
     rf"\s*(?i:insert\s+into)\s+{TABLE}\s*\(\s*({IDENT}(?:\s*,\s*{IDENT})*+)\s*\)\s*"
-    rf"(?i:values)\s*\(\s*({COMMENT}{VALUE}(?:\s*,\s*{COMMENT}{VALUE})*+)\s*\){END}"
+    rf"(?i:values)\s*\(\s*"
 )
-# Groups: owner, table, set clause, where predicates, rowid, rowid (where is ROWID only).
-UPDATE_STATEMENT = re.compile(
-    rf"\s*(?i:update)\s+{TABLE}{TABLE_ALIAS}\s+(?i:set)\s+({SET_PAIR}(?:\s*,\s*{SET_PAIR})*+)"
-    rf"(?:\s+(?i:where)\s+{_WHERE_CLAUSE})?{END}"
-)
-# Groups: owner, table, where predicates, rowid, rowid (where is ROWID only).
-DELETE_STATEMENT = re.compile(
-    rf"\s*(?i:delete\s+from)\s+{TABLE}{TABLE_ALIAS}\s+(?i:where)\s+{_WHERE_CLAUSE}{END}"
+UPDATE_HEAD = re.compile(rf"\s*(?i:update)\s+{TABLE}{TABLE_ALIAS}\s+(?i:set)\s+")
+DELETE_HEAD = re.compile(rf"\s*(?i:delete\s+from)\s+{TABLE}{TABLE_ALIAS}\s+(?i:where)\s+")
+
+# The SET clause of an UPDATE with what ends it. Groups: set clause, where keyword.
+SET_CLAUSE = re.compile(rf"({SET_PAIR}(?:\s*,\s*{SET_PAIR})*+)(?:(\s+(?i:where)\s+)|{END}\Z)")
+
+# Items after a head: each match is one item *with* its separator, so that findall from
+# the head's end reads the rest of the statement in one pass. The items are contiguous
+# (nothing skipped) exactly when the lengths of their whole-match groups add up to the
+# length of the rest; the caller checks that, and that only the last item ends it.
+# Groups: whole item, value, separator comma (empty on the last value).
+VALUE_ITEMS = re.compile(rf"({COMMENT}({VALUE})(?:\s*(,)\s*|\s*\){END}\Z))")
+# Groups: whole item, column, value (empty for IS NULL), "and" separator (empty on the
+# last predicate), rowid (only on a final ROWID predicate).
+WHERE_ITEMS = re.compile(
+    rf"({ALIAS}{IDENT_CAP}\s*(?:=\s*{COMMENT}({VALUE})|(?i:IS\s+NULL))(?:({AND})|{END}\Z)"
+    rf"|{ROWID_PREDICATE}{END}\Z)"
 )
 
-# Splitters, applied only to clauses the statement patterns above have validated.
+# Splitters for clauses already validated.
 COLUMN_NAMES = re.compile(IDENT_CAP)
-VALUES = re.compile(rf"{COMMENT}({VALUE})")
 SET_PAIRS = re.compile(rf"{ALIAS}{IDENT_CAP}\s*=\s*{COMMENT}({VALUE})")
-WHERE_PAIRS = re.compile(rf"{ALIAS}{IDENT_CAP}\s*(?:=\s*{COMMENT}({VALUE})|(?i:IS\s+NULL))")

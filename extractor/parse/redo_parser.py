@@ -1,7 +1,8 @@
 """SQL_REDO text -> :class:`ParsedRedo`, in one precompiled pass.
 
-The fast path validates the whole statement with one regular expression (C speed, no
-backtracking into literals) and splits its clauses with ``findall``. Only when that fails
+The fast path matches the statement head, then reads every value (with its separator) in
+one ``findall`` from there (C speed, no backtracking into literals) and checks that the
+items cover the rest of the text without gaps. Only when that fails
 does the slow path in :mod:`extractor.parse.relaxed_quotes` try to recover apostrophes that
 Oracle did not double; it either finds exactly one reading or raises.
 """
@@ -17,13 +18,14 @@ from extractor.parse.literals import IS_NULL_LITERAL, Literal
 from extractor.parse.redo_statement import ParsedRedo
 from extractor.parse.relaxed_quotes import parse_relaxed
 
-_INSERT_MATCH = g.INSERT_STATEMENT.fullmatch
-_UPDATE_MATCH = g.UPDATE_STATEMENT.fullmatch
-_DELETE_MATCH = g.DELETE_STATEMENT.fullmatch
+_INSERT_HEAD = g.INSERT_HEAD.match
+_UPDATE_HEAD = g.UPDATE_HEAD.match
+_DELETE_HEAD = g.DELETE_HEAD.match
+_SET_CLAUSE = g.SET_CLAUSE.match
+_VALUE_ITEMS = g.VALUE_ITEMS.findall
+_WHERE_ITEMS = g.WHERE_ITEMS.findall
 _COLUMN_NAMES = g.COLUMN_NAMES.findall
-_VALUES = g.VALUES.findall
 _SET_PAIRS = g.SET_PAIRS.findall
-_WHERE_PAIRS = g.WHERE_PAIRS.findall
 _NO_VALUES: dict[str, Literal] = {}
 
 
@@ -61,65 +63,81 @@ def _parse_strict(sql: str) -> ParsedRedo | None:
 
 
 def _insert(sql: str) -> ParsedRedo | None:
-    match = _INSERT_MATCH(sql)
-    if match is None:
+    head = _INSERT_HEAD(sql)
+    if head is None:
         return None
-    owner, table, columns_text, values_text = match.groups()
+    owner, table, columns_text = head.groups()
+    start = head.end()
+    items = _VALUE_ITEMS(sql, start)
     columns = _COLUMN_NAMES(columns_text)
-    values = _VALUES(values_text)
-    if len(columns) != len(values):
-        return None  # only an undoubled apostrophe can do that: let recovery decide
+    if (
+        len(items) != len(columns)  # also when an undoubled apostrophe split a value
+        or items[-1][2]
+        or sum([len(item[0]) for item in items]) != len(sql) - start
+    ):
+        return None
     if '""' in columns_text:
         columns = [_unquote_identifier(c) for c in columns]
     return ParsedRedo(
         "INSERT",
         _identifier(owner),
         _unquote_identifier(table),
-        dict(zip(columns, map(Literal, values), strict=True)),
+        dict(zip(columns, [Literal(item[1]) for item in items], strict=True)),
         _NO_VALUES,
     )
 
 
 def _update(sql: str) -> ParsedRedo | None:
-    match = _UPDATE_MATCH(sql)
-    if match is None:
+    head = _UPDATE_HEAD(sql)
+    if head is None:
         return None
-    owner, table, set_text, where_text, rowid, rowid_only = match.groups()
+    set_clause = _SET_CLAUSE(sql, head.end())
+    if set_clause is None:
+        return None
+    set_text, where_keyword = set_clause.groups()
+    new = _pairs(_SET_PAIRS(set_text), set_text)
+    old, rowid = _where(sql, set_clause.end()) if where_keyword else ({}, None)
+    if old is None:
+        return None
     return ParsedRedo(
-        "UPDATE",
-        _identifier(owner),
-        _unquote_identifier(table),
-        _pairs(_SET_PAIRS(set_text), set_text),
-        _where(where_text),
-        rowid if rowid is not None else rowid_only,
+        "UPDATE", _identifier(head.group(1)), _unquote_identifier(head.group(2)), new, old, rowid
     )
 
 
 def _delete(sql: str) -> ParsedRedo | None:
-    match = _DELETE_MATCH(sql)
-    if match is None:
+    head = _DELETE_HEAD(sql)
+    if head is None:
         return None
-    owner, table, where_text, rowid, rowid_only = match.groups()
+    old, rowid = _where(sql, head.end())
+    if old is None:
+        return None
+    owner, table = head.groups()
     return ParsedRedo(
-        "DELETE",
-        _identifier(owner),
-        _unquote_identifier(table),
-        _NO_VALUES,
-        _where(where_text),
-        rowid if rowid is not None else rowid_only,
+        "DELETE", _identifier(owner), _unquote_identifier(table), _NO_VALUES, old, rowid
     )
 
 
-def _where(where_text: str | None) -> dict[str, Literal]:
-    if not where_text:
-        return {}
-    return _pairs(_WHERE_PAIRS(where_text), where_text)
+def _where(sql: str, start: int) -> tuple[dict[str, Literal] | None, str | None]:
+    """The WHERE predicates from ``start`` to the end, and the ROWID; None if unreadable."""
+    items = _WHERE_ITEMS(sql, start)
+    if not items or items[-1][3] or sum([len(item[0]) for item in items]) != len(sql) - start:
+        return None, None
+    rowid: str | None = items[-1][4] or None
+    if rowid is not None:
+        items.pop()
+    old = {
+        (_unquote_identifier(column) if '""' in column else column): (
+            Literal(value) if value else IS_NULL_LITERAL
+        )
+        for _, column, value, _, _ in items
+    }
+    return old, rowid
 
 
 def _pairs(pairs: list[tuple[str, str]], clause: str) -> dict[str, Literal]:
     if '""' in clause:
         pairs = [(_unquote_identifier(c), v) for c, v in pairs]
-    return {c: Literal(v) if v else IS_NULL_LITERAL for c, v in pairs}
+    return {c: Literal(v) for c, v in pairs}
 
 
 def _identifier(name: str | None) -> str | None:

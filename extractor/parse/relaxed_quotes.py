@@ -24,14 +24,9 @@ from extractor.parse.redo_statement import Operation, ParsedRedo
 # Reading more than this many partial states means the text is hopelessly ambiguous.
 MAX_STEPS = 20_000
 
-_INSERT_HEAD = re.compile(
-    rf"\s*(?i:insert\s+into)\s+{g.TABLE}\s*\(\s*({g.IDENT}(?:\s*,\s*{g.IDENT})*+)\s*\)\s*"
-    rf"(?i:values)\s*\(\s*"
-)
-_UPDATE_HEAD = re.compile(rf"\s*(?i:update)\s+{g.TABLE}{g.TABLE_ALIAS}\s+(?i:set)\s+")
-_DELETE_HEAD = re.compile(
-    rf"\s*(?i:delete\s+from)\s+{g.TABLE}{g.TABLE_ALIAS}\s+(?i:where)\s+"
-)
+_INSERT_HEAD = g.INSERT_HEAD
+_UPDATE_HEAD = g.UPDATE_HEAD
+_DELETE_HEAD = g.DELETE_HEAD
 
 _VALUE = re.compile(rf"{g.COMMENT}({g.VALUE})")
 _COMMENT = re.compile(g.COMMENT)

@@ -55,16 +55,25 @@ class TypedRow(NamedTuple):
 
 def typed_value(literal: Literal, column: ColumnDef, nls: NlsSettings) -> object:
     """The Python value of ``literal`` in ``column`` (see the spark_types docstring)."""
-    text = literal.text
+    try:
+        converter = _converter(column)
+    except UnsupportedTypeError as error:
+        raise ValueTypingError(
+            str(error), column=column.name, data_type=column.data_type, literal=literal.text
+        ) from None
+    return _convert(literal.text, column, converter, nls)
+
+
+def _convert(text: str, column: ColumnDef, converter: Converter, nls: NlsSettings) -> object:
     if text == "NULL" or text == "IS NULL":
         return None
     if text == "Unsupported Type":
         return UNSUPPORTED
     try:
-        return _converter(column)(text, nls)
+        return converter(text, nls)
     except ValueTypingError:
         raise
-    except (ValueError, ArithmeticError, IndexError, UnsupportedTypeError) as error:
+    except (ValueError, ArithmeticError, IndexError) as error:
         raise ValueTypingError(
             str(error), column=column.name, data_type=column.data_type, literal=text
         ) from None
@@ -78,38 +87,52 @@ def typed_row(parsed: ParsedRedo, table: TableDef, nls: NlsSettings) -> TypedRow
     return TypedRow(new, _typed(parsed.old, columns, table, nls))
 
 
+_Typer = tuple[ColumnDef, Converter | None]
+
+
 def _typed(
     literals: Mapping[str, Literal],
-    columns: Mapping[str, ColumnDef],
+    columns: Mapping[str, _Typer],
     table: TableDef,
     nls: NlsSettings,
 ) -> dict[str, object]:
     typed: dict[str, object] = {}
     for name, literal in literals.items():
-        column = columns.get(name)
-        if column is None:
+        typer = columns.get(name)
+        if typer is None:
             raise ValueTypingError(
                 f"{table.qualified_name} has no such column in the dictionary",
                 column=name,
                 data_type="?",
                 literal=literal.text,
             )
-        typed[name] = typed_value(literal, column, nls)
+        column, converter = typer
+        if converter is None:
+            typed[name] = typed_value(literal, column, nls)  # raises: type not replicated
+        else:
+            typed[name] = _convert(literal.text, column, converter, nls)
     return typed
 
 
-_TABLE_COLUMNS: dict[int, tuple[TableDef, dict[str, ColumnDef]]] = {}
+_TABLE_COLUMNS: dict[int, tuple[TableDef, dict[str, _Typer]]] = {}
 
 
-def _columns_by_name(table: TableDef) -> dict[str, ColumnDef]:
+def _columns_by_name(table: TableDef) -> dict[str, _Typer]:
     cached = _TABLE_COLUMNS.get(id(table))
     if cached is not None and cached[0] is table:
         return cached[1]
-    by_name = {c.name: c for c in table.columns}
+    by_name = {c.name: (c, _converter_or_none(c)) for c in table.columns}
     if len(_TABLE_COLUMNS) > 4096:
         _TABLE_COLUMNS.clear()
     _TABLE_COLUMNS[id(table)] = (table, by_name)
     return by_name
+
+
+def _converter_or_none(column: ColumnDef) -> Converter | None:
+    try:
+        return _converter(column)
+    except UnsupportedTypeError:
+        return None
 
 
 # --- choosing a converter -------------------------------------------------------------
@@ -343,7 +366,9 @@ def _to_string(text: str, nls: NlsSettings) -> str | None:
         value = "".join(_string_term(term) for term in concat_terms(text))
     else:
         value = _string_term(text)
-    return _join_surrogates(value) if _SURROGATE.search(value) else value
+    if value.isascii() or not _SURROGATE.search(value):
+        return value
+    return _join_surrogates(value)
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

@@ -11,7 +11,8 @@ columns, and build the change row the staging contract expects:
   key becomes a delete of the old key and an upsert of the new key.
 
 Rows that cannot be used (UNSUPPORTED operations, unparseable SQL_REDO, untypable values,
-LOB locator operations) become :class:`QuarantinedRow`; the caller applies the error policy.
+LOB locator operations) become ``QuarantinedChange``s; the caller applies the error policy.
+DDL rows of selected tables are passed on as they are (the pipeline refreshes the dictionary).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from datetime import UTC, datetime
 from extractor.change_record import ChangeRecord, Operation
 from extractor.dictionary import TableDef
 from extractor.keys import keyed_by_primary_key
+from extractor.land.audit_records import QuarantinedChange
 from extractor.logminer_row import LogMinerRow, OperationCode, redo_position
 from extractor.nls import NlsSettings
 from extractor.parse import (
@@ -43,42 +45,20 @@ _DML_OPERATIONS: dict[int, Operation] = {
 _LOB_OPERATIONS = frozenset({9, 10, 11, 28, 29})
 
 
-@dataclass(frozen=True, slots=True)
-class QuarantinedRow:
-    """A change the extractor could not apply, kept with its raw text for the errors table."""
-
-    owner: str | None
-    table: str | None
-    scn: int
-    xid: str
-    rs_id: str
-    ssn: int
-    operation_code: int
-    reason: str
-    sql_redo: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class DdlEvent:
-    """A DDL statement on a replicated table (schema history)."""
-
-    owner: str
-    table: str
-    scn: int
-    commit_scn: int
-    sql: str
-
-
 @dataclass
 class TransactionChanges:
     """What one committed transaction contributes to each staging table."""
 
     records: dict[tuple[str, str], list[ChangeRecord]] = field(default_factory=dict)
-    quarantined: list[QuarantinedRow] = field(default_factory=list)
-    ddl: list[DdlEvent] = field(default_factory=list)
+    quarantined: list[QuarantinedChange] = field(default_factory=list)
+    ddl_rows: list[LogMinerRow] = field(default_factory=list)
 
     def add(self, record: ChangeRecord) -> None:
         self.records.setdefault((record.owner, record.table), []).append(record)
+
+
+class _UnsupportedValueError(Exception):
+    """A value LogMiner could not render (quarantined with its statement)."""
 
 
 class UnknownColumnError(Exception):
@@ -121,9 +101,7 @@ class ChangeBuilder:
             if code in _DML_OPERATIONS:
                 self._dml(info, row, owner, table, changes)
             elif code == OperationCode.DDL:
-                changes.ddl.append(
-                    DdlEvent(owner, table, row.scn, info.commit_scn, row.sql_redo or "")
-                )
+                changes.ddl_rows.append(row)
             elif code == OperationCode.UNSUPPORTED:
                 changes.quarantined.append(_quarantine(row, "UNSUPPORTED operation (code 255)"))
             elif code in _LOB_OPERATIONS:
@@ -155,6 +133,9 @@ class ChangeBuilder:
         except UnknownColumnError as error:
             changes.quarantined.append(_quarantine(row, f"unknown column {error}"))
             return
+        except _UnsupportedValueError as error:
+            changes.quarantined.append(_quarantine(row, str(error)))
+            return
         except (RedoParseError, ValueTypingError) as error:
             changes.quarantined.append(_quarantine(row, error.one_line()))
             return
@@ -166,11 +147,12 @@ class ChangeBuilder:
     ) -> list[ChangeRecord]:
         parsed = parse_redo(row.sql_redo or "", table)
         _check_columns(parsed, table)
-        new = typed_row(parsed.new, table, self._nls)
-        old = typed_row(parsed.old, table, self._nls)
-        unsupported = [c for c, v in (*new.items(), *old.items()) if isinstance(v, UnsupportedValue)]
+        new, old = typed_row(parsed, table, self._nls)
+        unsupported = [
+            c for c, v in (*new.items(), *old.items()) if isinstance(v, UnsupportedValue)
+        ]
         if unsupported:
-            raise ValueTypingError(
+            raise _UnsupportedValueError(
                 f"LogMiner wrote 'Unsupported Type' for column(s) {', '.join(unsupported)}"
             )
 
@@ -219,18 +201,8 @@ def _check_columns(parsed: ParsedRedo, table: TableDef) -> None:
             raise UnknownColumnError(f"{name!r} of {table.qualified_name}")
 
 
-def _quarantine(row: LogMinerRow, reason: str) -> QuarantinedRow:
-    return QuarantinedRow(
-        owner=row.seg_owner,
-        table=row.table_name,
-        scn=row.scn,
-        xid=row.xid,
-        rs_id=row.rs_id.strip(),
-        ssn=row.ssn,
-        operation_code=row.operation_code,
-        reason=reason,
-        sql_redo=row.sql_redo,
-    )
+def _quarantine(row: LogMinerRow, reason: str) -> QuarantinedChange:
+    return QuarantinedChange.from_logminer_row(row, reason)
 
 
 def commit_time(text: str | None) -> datetime | None:

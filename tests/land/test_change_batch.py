@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta, timezone
 from decimal import Decimal
 
@@ -114,9 +115,9 @@ def test_redo_position_beyond_64_bits_is_exact() -> None:
 
 def test_commit_time_in_another_zone_lands_as_the_same_instant_in_utc() -> None:
     paris = timezone(timedelta(hours=2))
-    record = change("c", {"ID": Decimal(1)}, full_image=True)
-    record = type(record)(
-        **{**_fields(record), "commit_ts": datetime(2024, 5, 1, 14, 0, tzinfo=paris)}
+    record = replace(
+        change("c", {"ID": Decimal(1)}, full_image=True),
+        commit_ts=datetime(2024, 5, 1, 14, 0, tzinfo=paris),
     )
 
     batch = change_batch(EMP, [record], batch_id=1, extracted_at=EXTRACTED_AT)
@@ -244,7 +245,3 @@ def test_snapshot_missing_a_source_column_is_rejected() -> None:
             batch_id=1,
             extracted_at=EXTRACTED_AT,
         )
-
-
-def _fields(record: object) -> dict[str, object]:
-    return {name: getattr(record, name) for name in record.__slots__}  # type: ignore[attr-defined]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from decimal import Decimal
 
 import oracledb
@@ -36,7 +37,9 @@ def test_as_of_reads_see_committed_state_at_each_scn(db: SimDatabase) -> None:
     txn.delete("O", "T", rowid)
     third = txn.commit()
     assert db.snapshot_rows("O", "T", first - 1) == []
-    assert db.snapshot_rows("O", "T", first) == [{"ID": Decimal(1), "A": Decimal(1), "ROWID": rowid}]
+    assert db.snapshot_rows("O", "T", first) == [
+        {"ID": Decimal(1), "A": Decimal(1), "ROWID": rowid}
+    ]
     assert db.snapshot_rows("O", "T", before_commit)[0]["A"] == Decimal(1)
     assert db.snapshot_rows("O", "T", second)[0]["A"] == Decimal(2)
     assert db.snapshot_rows("O", "T", third) == []
@@ -92,7 +95,7 @@ def test_logs_chain_without_gaps_and_only_the_newest_is_current() -> None:
     for key in range(10):
         db.begin().insert("O", "T", {"ID": key})
     archived = sorted((f for f in db.log_files() if not f.is_online), key=lambda f: f.sequence)
-    assert all(a.next_change == b.first_change for a, b in zip(archived, archived[1:], strict=False))
+    assert all(a.next_change == b.first_change for a, b in itertools.pairwise(archived))
     online = [f for f in db.log_files() if f.is_online]
     assert [f.status for f in online if f.next_change is None] == ["CURRENT"]
 

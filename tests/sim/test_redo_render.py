@@ -9,6 +9,7 @@ from decimal import Decimal
 from extractor.nls import NlsSettings
 from extractor.sim.column_values import OracleTimestamp
 from extractor.sim.database import SimDatabase
+
 from .sim_tables import one_table
 
 

@@ -25,7 +25,11 @@ def test_start_row_comes_with_the_first_change_and_commit_row_closes(db: SimData
     assert [r.operation for r in mine] == ["START", "INSERT", "COMMIT"]
     start, insert, commit = mine
     assert start.scn == insert.scn == txn.start_scn
-    assert (commit.scn, commit.start_scn, commit.commit_scn) == (commit_scn, txn.start_scn, commit_scn)
+    assert (commit.scn, commit.start_scn, commit.commit_scn) == (
+        commit_scn,
+        txn.start_scn,
+        commit_scn,
+    )
     assert commit.commit_timestamp is not None
     assert insert.start_scn is None and insert.commit_scn is None
 

@@ -41,7 +41,7 @@ def test_minimal_logs_only_changed_columns_and_rowid() -> None:
 
 
 def test_primary_key_logging_without_a_key_logs_all_columns() -> None:
-    update, _, rowid = _redo("PRIMARY KEY", key=())
+    update, _, _rowid = _redo("PRIMARY KEY", key=())
     assert """where "ID" = '1' and "A" = 'a' and "B" IS NULL and ROWID""" in update
 
 
@@ -74,7 +74,9 @@ def test_insert_lists_only_the_given_columns(db: SimDatabase) -> None:
 def test_clob_insert_carries_empty_clob_then_an_update_with_the_value(db: SimDatabase) -> None:
     db.create_table(one_table(("C", "CLOB"), logging="PRIMARY KEY"))
     rowid = db.begin().insert("O", "T", {"ID": 1, "C": "text"})
-    sql = [r.sql_redo for r in db.logminer_contents(0, db.current_scn()) if r.operation_code in (1, 3)]
+    sql = [
+        r.sql_redo for r in db.logminer_contents(0, db.current_scn()) if r.operation_code in (1, 3)
+    ]
     assert sql == [
         """insert into "O"."T"("ID","C") values ('1',EMPTY_CLOB());""",
         f"""update "O"."T" set "C" = 'text' where "ID" = '1' and ROWID = '{rowid}';""",

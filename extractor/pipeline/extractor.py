@@ -1,0 +1,425 @@
+"""The extraction loop: snapshot new tables, mine committed changes, land them, checkpoint.
+
+Ordering and durability rules (architecture.md §2-3, §6):
+
+- A batch id is reserved durably before its data lands; the checkpoint that covers the data is
+  written after it has landed. A crash in between re-lands the same change rows under a new
+  batch id, and consolidation collapses identical change rows: the replica is the same.
+- Mining restarts at ``resume_scn``, at or below the first SCN of every transaction still open
+  at the checkpoint, and skips transactions committed at or before ``last_commit``.
+- A table's snapshot at SCN S covers every transaction committed at or before S; changes of
+  that table from those transactions are dropped, later ones are applied (the handover of
+  logminer-reference.md §4: mining starts at the oldest transaction open at S).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+
+from extractor.assemble.csf import ContinuationJoiner
+from extractor.assemble.records import CommitPosition as AssemblerCommitPosition
+from extractor.assemble.records import CommittedTransaction
+from extractor.assemble.transaction_buffer import TransactionBuffer
+from extractor.change_record import ChangeRecord
+from extractor.config import OracdcConfig
+from extractor.dictionary import TableDef
+from extractor.errors import OracdcError
+from extractor.land.audit_records import QuarantinedChange, SchemaChange
+from extractor.land.change_batch import change_batch, snapshot_batch
+from extractor.land.checkpoint import (
+    Checkpoint,
+    CheckpointStore,
+    CommitPosition,
+    TableSnapshotState,
+)
+from extractor.land.staging_writer import StagingWriter
+from extractor.logminer_row import LogMinerRow
+from extractor.pipeline.change_builder import ChangeBuilder, TransactionInfo, commit_time
+from extractor.pipeline.progress import Progress
+from extractor.pipeline.table_registry import TableRegistry
+from extractor.source.base import Source
+from extractor.staging_contract import redo_position_number
+
+LOG = logging.getLogger(__name__)
+
+# Named points where tests inject crashes (``fault`` callback); production passes none.
+FaultHook = Callable[[str], None]
+
+# Change records held before an intermediate landing inside one window (bounds memory).
+_FLUSH_RECORDS = 100_000
+
+
+class QuarantineError(OracdcError):
+    """Changes could not be applied and the error policy is ``fail``."""
+
+
+@dataclass(frozen=True)
+class StreamResult:
+    """What one ``stream_once`` call did."""
+
+    windows: int
+    transactions: int
+    change_rows: int
+    quarantined: int
+    mined_to_scn: int | None
+
+
+@dataclass(frozen=True)
+class SnapshotResult:
+    tables: tuple[str, ...]
+    rows: int
+
+
+class Extractor:
+    """Moves changes from a source into staging tables, restartably."""
+
+    def __init__(
+        self,
+        config: OracdcConfig,
+        source: Source,
+        writer: StagingWriter,
+        store: CheckpointStore,
+        *,
+        fault: FaultHook | None = None,
+        clock: Callable[[], datetime] | None = None,
+    ) -> None:
+        self._config = config
+        self._source = source
+        self._writer = writer
+        self._store = store
+        self._fault = fault or (lambda _point: None)
+        self._now = clock or (lambda: datetime.now(UTC))
+        self.registry = TableRegistry(source, config.tables)
+        self._builder = ChangeBuilder(self.registry.lookup, self.registry.is_selected, source.nls)
+        self._buffer: TransactionBuffer | None = None
+        self._buffer_tables: tuple[str, ...] = ()
+        self._next_scn: int | None = None
+        self._window = config.mining.window_scns
+
+    # -- snapshot -------------------------------------------------------------------------
+
+    def snapshot(self) -> SnapshotResult:
+        """Snapshot every selected table not snapshotted yet (resuming a cut-off one)."""
+        tables = self.registry.resolve()
+        if not tables:
+            raise OracdcError(
+                "no table of the source matches the configured tables",
+                fix="check the tables list in oracdc.yml (OWNER.TABLE, wildcards * and ?)",
+            )
+        checkpoint = self._store.current
+        new = [t for t in tables if t.qualified_name not in checkpoint.tables]
+        if new:
+            checkpoint = self._start_snapshot(checkpoint, new)
+        todo = [t for t in tables if checkpoint.tables[t.qualified_name].status != "done"]
+        rows = 0
+        for table in todo:
+            rows += self._snapshot_table(table)
+        return SnapshotResult(tuple(t.qualified_name for t in todo), rows)
+
+    def _start_snapshot(self, checkpoint: Checkpoint, tables: Sequence[TableDef]) -> Checkpoint:
+        point = self._source.snapshot_point(tables)
+        LOG.info(
+            "snapshot of %d table(s) at SCN %d; mining starts at SCN %d",
+            len(tables),
+            point.scn,
+            point.mining_start_scn,
+        )
+        for table in tables:
+            self._writer.ensure_table(self.registry.staging_def(table))
+            checkpoint = checkpoint.with_table(
+                table.qualified_name,
+                TableSnapshotState("running", snapshot_scn=point.scn, added_at_scn=point.scn),
+            )
+        resume = point.mining_start_scn
+        if checkpoint.resume_scn is not None:
+            resume = min(resume, checkpoint.resume_scn)
+        checkpoint = replace(checkpoint, resume_scn=resume)
+        # New tables need mining from the handover point: drop the in-memory stream state.
+        self._buffer = None
+        return self._store.save(checkpoint)
+
+    def _snapshot_table(self, table: TableDef) -> int:
+        name = table.qualified_name
+        state = self._store.current.tables[name]
+        assert state.snapshot_scn is not None
+        progress = Progress(f"snapshot {name}")
+        progress.done = state.rows_landed
+        staging = self.registry.staging_def(table)
+        for batch in self._source.snapshot_batches(
+            table, state.snapshot_scn, self._config.snapshot_batch_rows, state.resume_token
+        ):
+            if batch.num_rows == 0:
+                continue
+            batch_id = self._store.reserve_batch_id()
+            now = self._now()
+            data = snapshot_batch(
+                staging,
+                batch,
+                snapshot_scn=state.snapshot_scn,
+                snapshot_ts=now,
+                batch_id=batch_id,
+                extracted_at=now,
+            )
+            self._writer.append(staging, data)
+            self._fault("snapshot:after_land")
+            last_row_id = batch.column("_row_id")[batch.num_rows - 1].as_py()
+            state = replace(
+                state, resume_token=last_row_id, rows_landed=state.rows_landed + batch.num_rows
+            )
+            self._store.save(self._store.current.with_table(name, state))
+            progress.advance(batch.num_rows)
+        state = replace(state, status="done")
+        self._store.save(self._store.current.with_table(name, state))
+        progress.finish()
+        return progress.done
+
+    # -- streaming ------------------------------------------------------------------------
+
+    def stream_once(self, until_scn: int | None = None) -> StreamResult:
+        """Mine from the checkpoint up to ``until_scn`` (default: the current SCN) and land."""
+        checkpoint = self._store.current
+        tables = [t for t in self.registry.resolve() if self._snapshot_done(checkpoint, t)]
+        if not tables:
+            raise OracdcError(
+                "no table has a finished snapshot to stream from",
+                fix="run `oracdc snapshot` first (oracdc sync does both)",
+            )
+        if checkpoint.resume_scn is None:
+            raise OracdcError("the checkpoint has no mining position", fix="run oracdc snapshot")
+        table_names = tuple(sorted(t.qualified_name for t in tables))
+        if self._buffer is None or self._buffer_tables != table_names or self._next_scn is None:
+            self._reset_buffer(checkpoint, table_names)
+        assert self._buffer is not None and self._next_scn is not None
+        target = self._source.current_scn() if until_scn is None else until_scn
+        windows = transactions = change_rows = quarantined = 0
+        progress = Progress("mining", max(target - self._next_scn + 1, 0))
+        while self._next_scn <= target:
+            start = self._next_scn
+            end = min(start + self._window - 1, target)
+            try:
+                mined = self._mine_window(tables, start, end)
+            except BaseException:
+                # The in-memory transactions may be ahead of the checkpoint: rebuild from it.
+                self.close()
+                raise
+            if mined.window_end < start:
+                # A CSF chain at the window's first SCN was cut off: mine a larger window.
+                self._window = min(self._window * 2, self._config.mining.max_window_scns * 2)
+                continue
+            windows += 1
+            transactions += mined.transactions
+            change_rows += mined.change_rows
+            quarantined += mined.quarantined
+            self._adapt_window(mined.rows_read)
+            progress.advance(mined.window_end - start + 1)
+            self._next_scn = mined.window_end + 1
+        progress.finish()
+        return StreamResult(
+            windows, transactions, change_rows, quarantined, self._store.current.mined_to_scn
+        )
+
+    def _reset_buffer(self, checkpoint: Checkpoint, table_names: tuple[str, ...]) -> None:
+        if self._buffer is not None:
+            self._buffer.close()
+        self._config.spill_dir.mkdir(parents=True, exist_ok=True)
+        emit_after = None
+        if checkpoint.last_commit is not None:
+            emit_after = AssemblerCommitPosition(
+                checkpoint.last_commit.commit_scn, _unpack_redo(checkpoint.last_commit.redo_pos)
+            )
+        self._buffer = TransactionBuffer(
+            self._config.memory_budget_mb * 1024 * 1024,
+            self._config.spill_dir,
+            emit_after=emit_after,
+        )
+        self._buffer_tables = table_names
+        self._next_scn = checkpoint.resume_scn
+
+    def _snapshot_done(self, checkpoint: Checkpoint, table: TableDef) -> bool:
+        state = checkpoint.tables.get(table.qualified_name)
+        return state is not None and state.status == "done"
+
+    def _mine_window(self, tables: Sequence[TableDef], start: int, end: int) -> _WindowResult:
+        assert self._buffer is not None
+        window = _WindowLanding(self)
+        joiner = ContinuationJoiner(hold_incomplete=True)
+        rows_read = 0
+        with self._source.mine(start, end, tables) as rows:
+            for row in joiner.join(rows):
+                rows_read += 1
+                committed = self._buffer.add(row)
+                if committed is not None:
+                    window.add_transaction(committed)
+        window_end = end if joiner.resume_scn is None else joiner.resume_scn - 1
+        window.finish()
+        self._fault("stream:before_checkpoint")
+        oldest_open = self._buffer.oldest_open_scn()
+        resume = window_end + 1 if oldest_open is None else min(oldest_open, window_end + 1)
+        checkpoint = self._store.current
+        self._store.save(
+            replace(
+                checkpoint,
+                resume_scn=resume,
+                mined_to_scn=window_end,
+                last_commit=window.last_commit or checkpoint.last_commit,
+            )
+        )
+        self._fault("stream:after_checkpoint")
+        return _WindowResult(
+            window_end, rows_read, window.transactions, window.change_rows, window.quarantined
+        )
+
+    def _adapt_window(self, rows_read: int) -> None:
+        mining = self._config.mining
+        if rows_read > mining.target_rows_per_window:
+            self._window = max(mining.min_window_scns, self._window // 2)
+        elif rows_read < mining.target_rows_per_window // 4:
+            self._window = min(mining.max_window_scns, self._window * 2)
+
+    # -- landing helpers used by _WindowLanding --------------------------------------------
+
+    def _keep_change(self, record: ChangeRecord) -> bool:
+        """Drop changes of a table that its snapshot already covers."""
+        state = self._store.current.tables.get(f"{record.owner}.{record.table}")
+        if state is None or state.status != "done":
+            return False
+        return state.snapshot_scn is None or record.commit_scn > state.snapshot_scn
+
+    def _land(
+        self,
+        records: dict[tuple[str, str], list[ChangeRecord]],
+        errors: list[QuarantinedChange],
+        ddl: list[SchemaChange],
+    ) -> None:
+        if not records and not errors and not ddl:
+            return
+        batch_id = self._store.reserve_batch_id()
+        now = self._now()
+        if ddl:
+            self._writer.append_schema_history(ddl, batch_id=batch_id, extracted_at=now)
+        for (owner, name), table_records in sorted(records.items()):
+            table = self.registry.lookup(owner, name)
+            if table is None:
+                continue
+            staging = self.registry.staging_def(table)
+            data = change_batch(staging, table_records, batch_id=batch_id, extracted_at=now)
+            self._writer.append(staging, data)
+            self._fault("stream:after_land_table")
+        if errors:
+            self._writer.append_errors(errors, batch_id=batch_id, extracted_at=now)
+            policy = self._config.error_policy
+            first = errors[0]
+            message = (
+                f"{len(errors)} change(s) quarantined in {self._writer.schema}._oracdc_errors; "
+                f"first: {first.owner}.{first.table_name} SCN {first.scn}: {first.reason}"
+            )
+            if policy == "fail":
+                raise QuarantineError(
+                    message,
+                    fix="inspect the errors table; set error_policy: warn to land the rest and "
+                    "go on",
+                )
+            LOG.warning("%s", message)
+
+    def _apply_ddl(self, row: LogMinerRow, commit_scn: int) -> SchemaChange:
+        owner, name = row.seg_owner or "", row.table_name or ""
+        before = self.registry.lookup(owner, name)
+        after = self.registry.lookup(owner, name, refresh=True)
+        applied = after is not None and before != after
+        if after is not None:
+            self._writer.ensure_table(self.registry.staging_def(after))
+        LOG.info("DDL on %s.%s at SCN %d (applied: %s)", owner, name, row.scn, applied)
+        return SchemaChange(
+            ddl=row.sql_redo or "",
+            owner=owner,
+            table_name=name,
+            scn=row.scn,
+            commit_scn=commit_scn,
+            applied=applied,
+        )
+
+    def close(self) -> None:
+        if self._buffer is not None:
+            self._buffer.close()
+            self._buffer = None
+
+
+@dataclass(frozen=True)
+class _WindowResult:
+    window_end: int
+    rows_read: int
+    transactions: int
+    change_rows: int
+    quarantined: int
+
+
+class _WindowLanding:
+    """Accumulates the changes of one mining window and lands them (in slices if large)."""
+
+    def __init__(self, extractor: Extractor) -> None:
+        self._extractor = extractor
+        self._records: dict[tuple[str, str], list[ChangeRecord]] = {}
+        self._held = 0
+        self._errors: list[QuarantinedChange] = []
+        self._ddl: list[SchemaChange] = []
+        self.last_commit: CommitPosition | None = None
+        self.transactions = 0
+        self.change_rows = 0
+        self.quarantined = 0
+
+    def add_transaction(self, committed: CommittedTransaction) -> None:
+        extractor = self._extractor
+        info = TransactionInfo(
+            committed.xid, committed.commit_scn, commit_time(committed.commit_timestamp)
+        )
+        changes = extractor._builder.build(info, committed.rows)
+        for ddl_row in changes.ddl_rows:
+            self._ddl.append(extractor._apply_ddl(ddl_row, committed.commit_scn))
+        for key, records in changes.records.items():
+            kept = [r for r in records if extractor._keep_change(r)]
+            if kept:
+                self._records.setdefault(key, []).extend(kept)
+                self._held += len(kept)
+                self.change_rows += len(kept)
+        self._errors.extend(changes.quarantined)
+        self.quarantined += len(changes.quarantined)
+        self.transactions += 1
+        position = committed.position
+        self.last_commit = CommitPosition(position.scn, redo_position_number(*position.redo))
+        if self._held >= _FLUSH_RECORDS:
+            self._flush()
+
+    def finish(self) -> None:
+        self._flush()
+
+    def _flush(self) -> None:
+        self._extractor._land(self._records, self._errors, self._ddl)
+        self._records, self._errors, self._ddl, self._held = {}, [], [], 0
+
+
+def _unpack_redo(redo_pos: int) -> tuple[int, int, int, int]:
+    """Inverse of ``staging_contract.redo_position_number``."""
+    return (
+        redo_pos >> 80,
+        (redo_pos >> 48) & 0xFFFFFFFF,
+        (redo_pos >> 32) & 0xFFFF,
+        redo_pos & 0xFFFFFFFF,
+    )
+
+
+@contextmanager
+def open_extractor(
+    config: OracdcConfig, source: Source, spark: object, **options: object
+) -> Iterator[Extractor]:
+    """An Extractor over ``source`` landing through ``spark``; closes its checkpoint lock."""
+    with CheckpointStore(config.data_dir) as store:
+        writer = StagingWriter(spark, config.staging_schema)
+        extractor = Extractor(config, source, writer, store, **options)  # type: ignore[arg-type]
+        try:
+            yield extractor
+        finally:
+            extractor.close()
