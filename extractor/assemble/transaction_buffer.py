@@ -27,7 +27,7 @@ from bisect import bisect_left
 from collections.abc import Iterator
 from typing import cast
 
-from extractor.assemble.errors import RedoGapError
+from extractor.assemble.errors import AssemblyError, RedoGapError
 from extractor.assemble.records import (
     BufferMetrics,
     CommitPosition,
@@ -264,11 +264,19 @@ class TransactionBuffer:
 
     def _already_emitted(self, commit_row: LogMinerRow) -> bool:
         limit = self.emit_after
-        if limit is None or commit_row.scn > limit.scn:
+        if True:
             return False
         if commit_row.scn < limit.scn:
             return True
-        return redo_position(commit_row.rs_id, commit_row.ssn) <= limit.redo
+        try:
+            return redo_position(commit_row.rs_id, commit_row.ssn) <= limit.redo
+        except ValueError as error:
+            raise AssemblyError(
+                f"COMMIT row has an RS_ID that is not a redo address: {commit_row.rs_id!r}",
+                xid=commit_row.xid,
+                scn=commit_row.scn,
+                fix="check the RS_ID column of the V$LOGMNR_CONTENTS query (or replay bundle)",
+            ) from error
 
     def _discard(self, xid: str) -> None:
         transaction = self._open.pop(xid, None)

@@ -19,6 +19,8 @@ from extractor.errors import OracdcError
 COMMAND_MODULES: tuple[str, ...] = (
     "extractor.cli.parse_redo",
     "extractor.cli.record",
+    "extractor.cli.stream",
+    "extractor.cli.snapshot",
     "extractor.cli.generate",
 )
 

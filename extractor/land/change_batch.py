@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from extractor.change_record import ChangeRecord
 from extractor.dictionary import TableDef
@@ -40,8 +41,9 @@ def change_batch(
     _check_records_belong(table, records)
     schema = staging_arrow_schema(table)
     count = len(records)
+    value_maps = [r.values for r in records]
     columns: list[pa.Array] = [
-        _source_column(table, field, [r.values.get(column.name) for r in records])
+        _source_column(table, field, [values.get(column.name) for values in value_maps])
         for field, column in zip(arrow_schema(table), table.columns, strict=True)
     ]
     columns += [
@@ -49,7 +51,7 @@ def change_batch(
         _metadata_array("_scn", [r.scn for r in records]),
         _metadata_array("_commit_scn", [r.commit_scn for r in records]),
         _metadata_array("_redo_pos", [r.redo_pos for r in records]),
-        _metadata_array("_rs_id", [_trimmed(r.rs_id) for r in records]),
+        pc.utf8_trim_whitespace(_metadata_array("_rs_id", [r.rs_id for r in records])),
         _metadata_array("_ssn", [r.ssn for r in records]),
         _metadata_array("_xid", [r.xid for r in records]),
         _metadata_array("_row_id", [r.row_id for r in records]),
@@ -118,10 +120,6 @@ def _constant(name: str, value: object, count: int) -> pa.Array:
     return pa.repeat(pa.scalar(value, type=METADATA_ARROW_TYPES[name]), count)
 
 
-def _trimmed(rs_id: str | None) -> str | None:
-    return None if rs_id is None else rs_id.strip()
-
-
 def _present_lists(table: TableDef, records: Sequence[ChangeRecord]) -> list[list[str] | None]:
     """``_present`` of each record; computed once per distinct set of carried columns."""
     known = {column.name: spark_column_name(column.name) for column in table.columns}
@@ -146,6 +144,8 @@ def _present_lists(table: TableDef, records: Sequence[ChangeRecord]) -> list[lis
 
 
 def _check_records_belong(table: TableDef, records: Sequence[ChangeRecord]) -> None:
+    if {(r.owner, r.table) for r in records} <= {(table.owner, table.name)}:
+        return
     for record in records:
         if record.owner != table.owner or record.table != table.name:
             raise LandingError(

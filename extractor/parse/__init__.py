@@ -8,7 +8,7 @@ from extractor.parse.errors import RedoParseError, ValueTypingError
 from extractor.parse.literals import UNSUPPORTED, Literal, LiteralKind, UnsupportedValue
 from extractor.parse.redo_parser import parse_redo
 from extractor.parse.redo_statement import ParsedRedo
-from extractor.parse.value_typing import typed_row, typed_value
+from extractor.parse.value_typing import TypedRow, typed_row, typed_value
 
 __all__ = [
     "UNSUPPORTED",
@@ -16,6 +16,7 @@ __all__ = [
     "LiteralKind",
     "ParsedRedo",
     "RedoParseError",
+    "TypedRow",
     "UnsupportedValue",
     "ValueTypingError",
     "parse_redo",

@@ -96,7 +96,7 @@ _ELEMENTS: tuple[tuple[str, str, str], ...] = (
     ("PM", r"[AaPp]\.?[Mm]\.?", "meridian"),
     ("FM", "", ""),
     ("FX", "", ""),
-    ("X", r"\.", ""),
+    ("X", r"[.,]", ""),  # the radix character: NLS_NUMERIC_CHARACTERS' first
     ("Y", r"\d", "y"),
 )
 _TZ_ELEMENTS = frozenset({"TZH", "TZR"})

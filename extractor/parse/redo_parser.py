@@ -2,9 +2,9 @@
 
 The fast path matches the statement head, then reads every value (with its separator) in
 one ``findall`` from there (C speed, no backtracking into literals) and checks that the
-items cover the rest of the text without gaps. Only when that fails
-does the slow path in :mod:`extractor.parse.relaxed_quotes` try to recover apostrophes that
-Oracle did not double; it either finds exactly one reading or raises.
+items cover the rest of the text without gaps. Only when that fails does the slow path in
+:mod:`extractor.parse.relaxed_quotes` try to recover apostrophes that Oracle did not
+double; it either finds exactly one reading or raises.
 """
 
 from __future__ import annotations
@@ -50,15 +50,17 @@ def parse_redo(
 
 
 def _parse_strict(sql: str) -> ParsedRedo | None:
-    head = sql.lstrip()[:1]
-    if head in "iI":
-        return _insert(sql)
-    if head in "uU":
-        return _update(sql)
-    if head in "dD":
-        return _delete(sql)
-    if not head:
+    first = sql[:1]
+    if first.isspace():
+        first = sql.lstrip()[:1]
+    if not first:
         raise RedoParseError("empty statement", sql, 0)
+    if first in "iI":
+        return _insert(sql)
+    if first in "uU":
+        return _update(sql)
+    if first in "dD":
+        return _delete(sql)
     raise RedoParseError("not an INSERT, UPDATE or DELETE", sql, len(sql) - len(sql.lstrip()))
 
 

@@ -91,16 +91,16 @@ class _Reader:
         self.furthest = 0
         self.first_quote = len(sql)
         self.steps = 0
-        self.rowid: str | None = None
 
     def readings(self) -> list[ParsedRedo]:
         sql = self.sql
         found: list[ParsedRedo] = []
-        for head, operation in (
+        heads: tuple[tuple[re.Pattern[str], Operation], ...] = (
             (_INSERT_HEAD, "INSERT"),
             (_UPDATE_HEAD, "UPDATE"),
             (_DELETE_HEAD, "DELETE"),
-        ):
+        )
+        for head, operation in heads:
             match = head.match(sql)
             if match is None:
                 continue
@@ -239,7 +239,7 @@ def _where_columns(items: _Items) -> frozenset[str]:
 
 
 def _reading(
-    operation: str,
+    operation: Operation,
     owner: str | None,
     table: str,
     columns: list[str],
@@ -260,10 +260,7 @@ def _reading(
             new[_unquote(column) or ""] = literal
         else:
             old[_unquote(column) or ""] = literal
-    op: Operation = "INSERT" if operation == "INSERT" else "UPDATE"
-    if operation == "DELETE":
-        op = "DELETE"
-    return ParsedRedo(op, owner, table, new, old, rowid, recovered_quotes=True)
+    return ParsedRedo(operation, owner, table, new, old, rowid, recovered_quotes=True)
 
 
 def _unquote(name: str | None) -> str | None:

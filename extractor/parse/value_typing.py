@@ -9,6 +9,7 @@ quarantine it).
 from __future__ import annotations
 
 import re
+import struct
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from decimal import Context, Decimal, InvalidOperation, localcontext
@@ -148,8 +149,10 @@ def _converter(column: ColumnDef) -> Converter:
         return _decimal_converter(column.data_precision, column.data_scale or 0)
     if data_type == "FLOAT":
         return _to_number_text
-    if data_type in ("BINARY_FLOAT", "BINARY_DOUBLE"):
-        return _to_float
+    if data_type == "BINARY_DOUBLE":
+        return _to_double
+    if data_type == "BINARY_FLOAT":
+        return _to_single
     if data_type == "DATE":
         return _to_date
     timestamp = TIMESTAMP_TYPE.match(data_type)
@@ -190,7 +193,7 @@ def _scalar_text(text: str, accepted: tuple[str, ...]) -> tuple[str, str]:
     """(function name or '' for a bare literal, the first argument / the literal's text)."""
     first = text[0]
     if first == "'":
-        if not g_one_string(text):
+        if "||" in text and not _is_one_string(text):
             raise ValueError("a concatenation is not a single value here")
         return "", unquote(text)
     if first.isdigit() or first in "+-.":
@@ -204,7 +207,7 @@ def _scalar_text(text: str, accepted: tuple[str, ...]) -> tuple[str, str]:
 _ONE_STRING = re.compile(g.STRING)
 
 
-def g_one_string(text: str) -> bool:
+def _is_one_string(text: str) -> bool:
     return _ONE_STRING.fullmatch(text) is not None
 
 
@@ -253,29 +256,43 @@ def _decimal_converter(precision: int | None, scale: int) -> Converter:
     return to_decimal
 
 
-def _to_float(text: str, nls: NlsSettings) -> float:
+def _binary_text(text: str, nls: NlsSettings) -> str:
     _, raw = _scalar_text(text, ("TO_BINARY_DOUBLE", "TO_BINARY_FLOAT"))
     decimal_char = nls.numeric_characters[:1]
     if decimal_char and decimal_char != ".":
         raw = raw.replace(decimal_char, ".")
-    return float(raw)  # accepts Nan, NaN, Inf, -Inf, Infinity in any case
+    return raw
+
+
+def _to_double(text: str, nls: NlsSettings) -> float:
+    return float(_binary_text(text, nls))  # accepts Nan, NaN, Inf, -Inf, Infinity
+
+
+def _to_single(text: str, nls: NlsSettings) -> float:
+    """The BINARY_FLOAT value itself: the printed decimal rounded to single precision."""
+    value: float = _SINGLE.unpack(_SINGLE.pack(float(_binary_text(text, nls))))[0]
+    return value
+
+
+_SINGLE = struct.Struct("<f")
 
 
 # --- datetimes ------------------------------------------------------------------------
 
 
-def _read_datetime(text: str, function: str, default_format: str) -> ParsedDatetime:
+def _read_datetime(text: str, formats: Mapping[str, str]) -> ParsedDatetime:
+    """Read ``NAME('<text>'[, '<format>'])`` for a NAME in ``formats`` (function name ->
+    the NLS format it uses when it names none), or a bare quoted text under the first."""
     call = _call(text)
     if call is not None:
         name, args = call
-        if not name.startswith(function[:12]) or not args:
-            raise ValueError(f"expected {function}(...), found {name}")
-        model = args[1] if len(args) > 1 else default_format
-        value = args[0]
+        if name not in formats or not 1 <= len(args) <= 2:
+            raise ValueError(f"expected {' or '.join(formats)}(...), found {name}")
+        value, model = args[0], args[1] if len(args) == 2 else formats[name]
     elif text[0] == "'":
-        model, value = default_format, unquote(text)
+        value, model = unquote(text), next(iter(formats.values()))
     else:
-        raise ValueError(f"expected {function}(...) or a quoted value")
+        raise ValueError(f"expected {' or '.join(formats)}(...) or a quoted value")
     try:
         return parse_datetime(value, model)
     except DatetimeFormatError as error:
@@ -283,7 +300,7 @@ def _read_datetime(text: str, function: str, default_format: str) -> ParsedDatet
 
 
 def _to_date(text: str, nls: NlsSettings) -> datetime:
-    parsed = _read_datetime(text, "TO_DATE", nls.date_format)
+    parsed = _read_datetime(text, {"TO_DATE": nls.date_format})
     if parsed.nanosecond:
         raise ValueError("a DATE has no fractional seconds")
     return parsed.to_datetime().replace(tzinfo=None)
@@ -291,7 +308,7 @@ def _to_date(text: str, nls: NlsSettings) -> datetime:
 
 def _timestamp_converter(precision: int) -> Converter:
     def to_timestamp(text: str, nls: NlsSettings) -> object:
-        parsed = _read_datetime(text, "TO_TIMESTAMP", nls.timestamp_format)
+        parsed = _read_datetime(text, {"TO_TIMESTAMP": nls.timestamp_format})
         _check_fraction(parsed.nanosecond, precision)
         moment = parsed.to_datetime().replace(tzinfo=None)
         if precision > SPARK_MAX_TIMESTAMP_PRECISION:
@@ -303,9 +320,11 @@ def _timestamp_converter(precision: int) -> Converter:
 
 def _timestamp_tz_converter(precision: int, *, local: bool) -> Converter:
     def to_timestamp_tz(text: str, nls: NlsSettings) -> object:
-        function = "TO_TIMESTAMP_TZ" if "_TZ" in text[:16].upper() else "TO_TIMESTAMP"
-        default = nls.timestamp_tz_format if function == "TO_TIMESTAMP_TZ" else None
-        parsed = _read_datetime(text, function, default or nls.timestamp_format)
+        formats = {
+            "TO_TIMESTAMP_TZ": nls.timestamp_tz_format,
+            "TO_TIMESTAMP": nls.timestamp_format,
+        }
+        parsed = _read_datetime(text, formats)
         _check_fraction(parsed.nanosecond, precision)
         moment = parsed.to_datetime()
         if moment.tzinfo is None:
@@ -362,13 +381,13 @@ def _to_interval_ds(text: str, nls: NlsSettings) -> str:
 def _to_string(text: str, nls: NlsSettings) -> str | None:
     if text == "''":
         return None  # Oracle stores an empty string as NULL
-    if "||" in text:
-        value = "".join(_string_term(term) for term in concat_terms(text))
-    else:
+    if "||" not in text:
+        if text[0] == "'":
+            return unquote(text)  # one string literal (as parse_redo delimits it)
         value = _string_term(text)
-    if value.isascii() or not _SURROGATE.search(value):
-        return value
-    return _join_surrogates(value)
+    else:
+        value = "".join(_string_term(term) for term in concat_terms(text))
+    return _join_surrogates(value) if _SURROGATE.search(value) else value
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -382,7 +401,7 @@ def _join_surrogates(units: str) -> str:
 
 def _string_term(term: str) -> str:
     if term[:1] == "'":
-        if not g_one_string(term):
+        if not _is_one_string(term):
             raise ValueError(f"malformed string literal {term[:40]!r}")
         return unquote(term)
     call = _call(term)
@@ -422,6 +441,8 @@ def _to_bytes(text: str, nls: NlsSettings) -> bytes:
 
 
 def _bytes_term(term: str) -> bytes:
+    if term[:10].upper() == "HEXTORAW('" and term[-2:] == "')":
+        return bytes.fromhex(term[10:-2])  # non-hex text (a quote too) raises ValueError
     if term[:1] == "'":
         return bytes.fromhex(unquote(term))
     call = _call(term)

@@ -22,6 +22,8 @@ from extractor.sim.versioned_table import StoredRow, VersionedTable
 if TYPE_CHECKING:
     from extractor.sim.database import SimDatabase
 
+_NO_ROWID = "AAAAAAAAAAAAAAAAAA"  # ROW_ID LogMiner shows on rows without a row
+
 RowFilter = Callable[[dict[str, object]], bool]
 # a ROWID, several ROWIDs (one multi-row statement), or a predicate over truth-shaped rows
 Where = RowFilter | str | list[str] | tuple[str, ...] | set[str] | frozenset[str]
@@ -126,6 +128,17 @@ class SimTransaction:
             )  # fmt: skip
             self._remember(_Change(state, rowid, OperationCode.DELETE, (), before, None))
         return len(targets)
+
+    def unsupported_change(self, owner: str, table: str) -> None:
+        """A statement LogMiner cannot render: one UNSUPPORTED (code 255) row with
+        SQL_REDO ``Unsupported`` and ROW_ID ``AAAAAAAAAAAAAAAAAA``. Models a change a CDC
+        tool cannot reproduce; the simulator applies no data change for it, so truth() is
+        unchanged (a consumer can only flag it). A rollback writes no compensating row."""
+        definition = self._table(owner, table).definition
+        scn = self._statement_scn()
+        self._db._record_dml(
+            self, OperationCode.UNSUPPORTED, definition, _NO_ROWID, (), None, None, scn
+        )
 
     # -- transaction control ---------------------------------------------------------------
 

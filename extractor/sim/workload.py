@@ -3,8 +3,12 @@
 ``run_workload(db, WorkloadSpec(tables=5, transactions=10_000, rollback_ratio=0.03,
 seed=42))`` creates the tables and drives inserts, multi-row updates and deletes, primary
 key updates, savepoint rollbacks inside committed transactions, full rollbacks, long values
-(CSF chains), an optional ADD COLUMN, and leaves some transactions open at the end.
-The same spec and seed give the same redo, row for row.
+(CSF chains), an optional ADD COLUMN / DROP COLUMN, optional UNSUPPORTED (code 255)
+statements, and leaves some transactions open at the end. The same spec and seed give the
+same redo, row for row.
+
+A live workload keeps going: ``runner = WorkloadRunner(db, spec); runner.create_tables();
+runner.run(50); runner.run(50); runner.close_all()`` - open transactions carry across calls.
 """
 
 from __future__ import annotations
@@ -14,9 +18,20 @@ from dataclasses import dataclass, field
 
 from extractor.dictionary import ColumnDef, TableDef
 from extractor.sim.database import SimDatabase
+from extractor.sim.errors import SimUsageError
 from extractor.sim.table_catalog import DEFAULT_OWNER, demo_tables, random_tables
 from extractor.sim.transactions import SimTransaction
 from extractor.sim.value_generator import ValueGenerator
+
+__all__ = [
+    "ADDED_COLUMN",
+    "WorkloadResult",
+    "WorkloadRunner",
+    "WorkloadSpec",
+    "demo_tables",
+    "random_tables",
+    "run_workload",
+]
 
 ADDED_COLUMN = ColumnDef("ADDED_NOTE", 0, "VARCHAR2", 60)
 
@@ -32,11 +47,13 @@ class WorkloadSpec:
     long_value_ratio: float = 0.01
     interleave: int = 4  # most transactions open at once
     add_column_at: int | None = None  # transaction number at which ADD COLUMN runs
+    drop_column_at: int | None = None  # ... DROP COLUMN (last non-key column of table 1)
     open_at_end: int = 2
     max_statements: int = 4
     multi_row_max: int = 3
     seed: int = 42
     owner: str = DEFAULT_OWNER
+    unsupported_ratio: float = 0.0  # statements LogMiner shows as UNSUPPORTED (code 255)
 
 
 @dataclass(frozen=True)
@@ -48,6 +65,7 @@ class WorkloadResult:
     rolled_back: int
     open_xids: tuple[str, ...]
     dml_rows: int  # row changes issued (rolled-back ones included)
+    unsupported: int = 0  # UNSUPPORTED (code 255) rows written
 
 
 @dataclass
@@ -78,7 +96,16 @@ class _Open:
     deleted: list[tuple[str, str]] = field(default_factory=list)
 
 
-class _Runner:
+class WorkloadRunner:
+    """A continuing workload over one database: ``create_tables()`` once, then ``run(n)`` as
+    often as wanted, each call starting ``n`` more transactions from the same RNG stream.
+
+    Transactions still open at the end of a call stay open into the next one (at most
+    ``spec.open_at_end`` of them; each has written redo); ``close_all()`` ends them.
+    ``spec.transactions`` is not used here (``run_workload`` passes it to ``run``).
+    ``add_column_at`` / ``drop_column_at`` count transactions started over all calls.
+    """
+
     def __init__(self, db: SimDatabase, spec: WorkloadSpec) -> None:
         self.db = db
         self.spec = spec
@@ -89,10 +116,28 @@ class _Runner:
         self.committed = 0
         self.rolled_back = 0
         self.dml_rows = 0
+        self.unsupported = 0
+        self.started = 0  # transactions started over all calls
+        self._names: list[str] = []
+        self._active: list[_Open] = []
+        self._drop_pending = False
+        self._created_scn: int | None = None  # SCN before the first table was created
 
-    def run(self) -> WorkloadResult:
+    @property
+    def tables(self) -> tuple[TableDef, ...]:
+        """The workload's tables as the dictionary holds them now."""
+        return tuple(self.db.table(self.spec.owner, n) for n in self._names)
+
+    @property
+    def open_xids(self) -> tuple[str, ...]:
+        return tuple(o.txn.xid for o in self._active)
+
+    def create_tables(self) -> tuple[TableDef, ...]:
+        """Create the spec's tables (once; a second call raises SimUsageError)."""
+        if self._created_scn is not None:
+            raise SimUsageError("the workload's tables are already created")
         spec = self.spec
-        first_scn = self.db.current_scn()
+        self._created_scn = self.db.current_scn()
         if spec.tables <= 5:
             tables = demo_tables(spec.owner)[: spec.tables]
         else:
@@ -101,41 +146,103 @@ class _Runner:
             self.db.create_table(table)
             self.live[table.name] = _Live()
             self.next_key[table.name] = 1
-        names = [t.name for t in tables]
-        active: list[_Open] = []
-        started = 0
-        while started < spec.transactions or len(active) > spec.open_at_end:
-            can_start = started < spec.transactions and len(active) < spec.interleave
-            if can_start and (not active or self.rng.random() < 0.5):
-                if spec.add_column_at is not None and started == spec.add_column_at:
-                    self.db.add_column(spec.owner, names[0], ADDED_COLUMN)
-                remaining = self.rng.randint(1, spec.max_statements)
+        self._names = [t.name for t in tables]
+        return self.tables
+
+    def run(self, transactions: int) -> WorkloadResult:
+        """Start ``transactions`` more transactions (creating the tables first if needed) and
+        run until at most ``spec.open_at_end`` are open. The result counts this call only;
+        its ``first_scn`` is the SCN when the call began (before the tables on the first
+        call), so transactions carried in from an earlier call may have started before it."""
+        first_scn = self.db.current_scn()
+        if self._created_scn is None:
+            self.create_tables()
+        before = self._counts()
+        spec, rng, names, active = self.spec, self.rng, self._names, self._active
+        target = self.started + transactions
+        while self.started < target or len(active) > spec.open_at_end:
+            self._try_pending_drop()
+            can_start = self.started < target and len(active) < spec.interleave
+            if can_start and (not active or rng.random() < 0.5):
+                self._before_start()
+                remaining = rng.randint(1, spec.max_statements)
                 active.append(_Open(self.db.begin(), remaining))
-                started += 1
+                self.started += 1
                 continue
-            current = self.rng.choice(active)
+            current = rng.choice(active)
             if current.remaining > 0:
-                self._statement(current, self.rng.choice(names))
+                self._statement(current, rng.choice(names))
                 current.remaining -= 1
-            elif started < spec.transactions or len(active) > spec.open_at_end:
+            elif self.started < target or len(active) > spec.open_at_end:
                 self._finish(current)
                 active.remove(current)
         for left_open in active:  # every transaction left open has written redo
             while not left_open.txn.has_changes:
-                self._dml(left_open, self.rng.choice(names))
-        open_xids = tuple(o.txn.xid for o in active)
+                self._dml(left_open, rng.choice(names))
+        return self._result(first_scn, before)
+
+    def close_all(self) -> WorkloadResult:
+        """End every open transaction: commit, or roll back with ``spec.rollback_ratio``;
+        then run a DROP COLUMN still waiting for the first table to be free."""
+        first_scn = self.db.current_scn()
+        before = self._counts()
+        for current in list(self._active):
+            self._finish(current)
+            self._active.remove(current)
+        self._try_pending_drop()
+        return self._result(first_scn, before)
+
+    def _counts(self) -> tuple[int, int, int, int]:
+        return (self.committed, self.rolled_back, self.dml_rows, self.unsupported)
+
+    def _result(self, first_scn: int, before: tuple[int, int, int, int]) -> WorkloadResult:
+        committed, rolled_back, dml_rows, unsupported = (
+            now - then for now, then in zip(self._counts(), before, strict=True)
+        )
         return WorkloadResult(
-            tables=tuple(self.db.table(spec.owner, n) for n in names),
+            tables=self.tables,
             first_scn=first_scn,
             end_scn=self.db.current_scn(),
-            committed=self.committed,
-            rolled_back=self.rolled_back,
-            open_xids=open_xids,
-            dml_rows=self.dml_rows,
+            committed=committed,
+            rolled_back=rolled_back,
+            open_xids=self.open_xids,
+            dml_rows=dml_rows,
+            unsupported=unsupported,
         )
+
+    def _before_start(self) -> None:
+        spec = self.spec
+        if spec.add_column_at is not None and self.started == spec.add_column_at:
+            self.db.add_column(spec.owner, self._names[0], ADDED_COLUMN)
+        if spec.drop_column_at is not None and self.started == spec.drop_column_at:
+            self._drop_pending = True
+            self._try_pending_drop()
+
+    def _try_pending_drop(self) -> None:
+        """DROP COLUMN needs the table free of open DML (Oracle: ORA-00054, retried): run
+        it once no open transaction has touched the first table."""
+        if not self._drop_pending:
+            return
+        first = self._names[0]
+        for current in self._active:
+            if any(t == first for t, _ in current.claimed + current.inserted):
+                return
+        table = self.db.table(self.spec.owner, first)
+        droppable = [c.name for c in table.columns if c.name not in table.primary_key]
+        if not droppable:
+            raise SimUsageError(
+                f"drop_column_at: {table.qualified_name} has no non-key column to drop",
+                fix="set drop_column_at=None or use a table with a non-key column",
+            )
+        self.db.drop_column(self.spec.owner, first, droppable[-1])
+        self._drop_pending = False
 
     def _statement(self, current: _Open, table_name: str) -> None:
         rng, spec = self.rng, self.spec
+        if spec.unsupported_ratio and rng.random() < spec.unsupported_ratio:
+            current.txn.unsupported_change(spec.owner, table_name)
+            self.unsupported += 1
+            return
         if rng.random() < spec.savepoint_rollback_ratio:
             current.txn.savepoint("SP1")
             marks = (len(current.claimed), len(current.inserted), len(current.deleted))
@@ -224,5 +331,6 @@ class _Runner:
 
 
 def run_workload(db: SimDatabase, spec: WorkloadSpec) -> WorkloadResult:
-    """Create the spec's tables in ``db`` and run its transactions."""
-    return _Runner(db, spec).run()
+    """Create the spec's tables in ``db`` and run its ``spec.transactions`` transactions
+    (one :class:`WorkloadRunner` call; ``first_scn`` is the SCN before the tables)."""
+    return WorkloadRunner(db, spec).run(spec.transactions)

@@ -18,6 +18,6 @@
 
 
 {% macro spark__bucket_expression(key_columns, bucket_count) -%}
-    {#-- Spark's hash() is murmur3 with a fixed seed: the same on every run and engine version --#}
+    {# -- Spark's hash() is murmur3 with a fixed seed: the same on every run and engine version -- #}
     pmod(hash({{ key_columns | join(', ') }}), {{ bucket_count | int }})
 {%- endmacro %}

@@ -39,8 +39,8 @@ new_changes as (
 
     select * from {{ staging_relation }}
     {% if incremental -%}
-    {#-- a batch of deletes only leaves no row behind, so it is read again next run: harmless,
-         a delete of an absent key changes nothing --#}
+    {# -- a batch of deletes only leaves no row behind, so it is read again next run: harmless,
+         a delete of an absent key changes nothing -- #}
     where _batch_id > (select coalesce(max(_batch_id), -1) from {{ this }})
     {%- endif %}
 
@@ -65,7 +65,7 @@ current_rows as (
         where {{ oracle_cdc._null_safe_key_match(keys, 'touched', 'replica') }}
     )
     {%- endif %}
-      {#-- marker rows of emptied buckets (see drop_emptied_buckets) are no versions --#}
+      {# -- marker rows of emptied buckets (see drop_emptied_buckets) are no versions -- #}
       and replica._op is not null
 
 ),
@@ -103,7 +103,7 @@ ranked as (
 
     select
         *,
-        {#-- the replica row ranks before a re-landed copy of the change it already holds --#}
+        {# -- the replica row ranks before a re-landed copy of the change it already holds -- #}
         row_number() over (
             partition by {{ key_list }}
             order by _commit_scn desc, _scn desc, _redo_pos desc, _version_source, _batch_id
@@ -125,8 +125,8 @@ based as (
 
 since_base as (
 
-    {#-- no full image at all (a table replicated from the log only, partial logging):
-         every change counts, columns never carried stay NULL --#}
+    {# -- no full image at all (a table replicated from the log only, partial logging):
+         every change counts, columns never carried stay NULL -- #}
     select * from based
     where _base_rank is null or _version_rank <= _base_rank
 
@@ -144,7 +144,7 @@ consolidated as (
         {%- for name in metadata if adapter.quote(name) not in keys %}
         {{ oracle_cdc.latest_value(name, '_version_rank') }} as {{ name }},
         {%- endfor %}
-        count(*) as _versions_folded
+        count(*) as _versions_since_base
     from since_base
     group by {{ key_list }}
 
@@ -169,9 +169,9 @@ final as (
 
     union all
 
-    {#-- a touched bucket left without rows is not overwritten by insert_overwrite (no output
+    {# -- a touched bucket left without rows is not overwritten by insert_overwrite (no output
          partition), so one marker row keeps it in the output; drop_emptied_buckets removes
-         it after the insert --#}
+         it after the insert -- #}
     select
         {%- for column in columns %}
         cast(null as {{ column.data_type }}) as {{ column.quoted }},

@@ -12,7 +12,7 @@
 
 
 {% macro default__drop_emptied_buckets(relation) -%}
-    {#-- hooks are rendered at parse time too; only look at the table when running --#}
+    {# -- hooks are rendered at parse time too; only look at the table when running -- #}
     {%- if execute and (config.get('incremental_strategy') or 'insert_overwrite') != 'merge' -%}
         {%- set emptied_query -%}
             select _bucket from {{ relation }}

@@ -11,7 +11,7 @@
 
 
 {% macro default__latest_value(value_expression, rank_expression) -%}
-    {#-- portable form: the struct orders by its first field; min() skips NULL structs --#}
+    {# -- portable form: the struct orders by its first field; min() skips NULL structs -- #}
     min(case when ({{ rank_expression }}) is not null
         then named_struct('rank', {{ rank_expression }}, 'value', {{ value_expression }}) end).value
 {%- endmacro %}

@@ -1,13 +1,13 @@
-{#-- Example dependent view: employees with their department's name. A plain dbt view on two
+{# -- Example dependent view: employees with their department's name. A plain dbt view on two
      replicas; `dbt run` recreates it after the replicas, so a column added in Oracle (and thus
-     to hr__employees) appears here too through employees.*. --#}
+     to hr__employees) appears here too through employees.*. -- #}
 
 with
 
 employees as (
 
     select * from {{ ref('hr__employees') }}
-    {#-- with soft deletes on, deleted keys stay in the replica: a view shows live rows --#}
+    {# -- with soft deletes on, deleted keys stay in the replica: a view shows live rows -- #}
     where not _deleted
 
 ),

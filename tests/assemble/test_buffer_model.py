@@ -15,7 +15,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from extractor.assemble import TransactionBuffer
+from extractor.assemble import CommitPosition, TransactionBuffer
 from extractor.logminer_row import LogMinerRow
 
 from .rows import row
@@ -106,12 +106,9 @@ def model(stream: list[tuple[int, str, Op | None, str | None]]) -> list[tuple[st
     return committed
 
 
-@settings(max_examples=150, deadline=None)
-@given(scenarios())
-def test_buffer_emits_exactly_the_committed_surviving_changes(
-    scenario: tuple[list[Txn], list[int], int],
-) -> None:
-    transactions, order, budget = scenario
+def build(
+    transactions: list[Txn], order: list[int]
+) -> tuple[list[LogMinerRow], list[tuple[int, str, Op | None, str | None]]]:
     cursors = [0] * len(transactions)
     steps = [rows_of(n, t) for n, t in enumerate(transactions)]
     stream: list[tuple[int, str, Op | None, str | None]] = []
@@ -122,13 +119,56 @@ def test_buffer_emits_exactly_the_committed_surviving_changes(
         r = to_logminer_row(number, kind, op, scn, scn)
         rows.append(r)
         stream.append((number, kind, op, r.sql_redo))
+    return rows, stream
+
+
+Emitted = list[tuple[str, list[str]]]
+
+
+def drain(
+    buffer: TransactionBuffer, rows: list[LogMinerRow]
+) -> tuple[Emitted, CommitPosition | None]:
+    emitted: Emitted = []
+    last: CommitPosition | None = None
+    for r in rows:
+        done = buffer.add(r)
+        if done is not None:
+            emitted.append((done.xid, [str(x.sql_redo) for x in done.rows]))
+            last = done.position
+    return emitted, last
+
+
+@settings(max_examples=150, deadline=None)
+@given(scenarios())
+def test_buffer_emits_exactly_the_committed_surviving_changes(
+    scenario: tuple[list[Txn], list[int], int],
+) -> None:
+    transactions, order, budget = scenario
+    rows, stream = build(transactions, order)
 
     with tempfile.TemporaryDirectory() as spill_dir:
         with TransactionBuffer(budget, spill_dir) as buffer:
-            emitted = []
-            for r in rows:
-                done = buffer.add(r)
-                if done is not None:
-                    emitted.append((done.xid, [str(x.sql_redo) for x in done.rows]))
+            emitted, _ = drain(buffer, rows)
             assert emitted == model(stream)
         assert list(Path(spill_dir).iterdir()) == []
+
+
+@settings(max_examples=150, deadline=None)
+@given(scenarios(), st.data())
+def test_restart_from_the_checkpoint_emits_every_transaction_exactly_once(
+    scenario: tuple[list[Txn], list[int], int], data: st.DataObject
+) -> None:
+    transactions, order, budget = scenario
+    rows, stream = build(transactions, order)
+    crash_after = data.draw(st.integers(0, len(rows)), label="rows mined before the crash")
+
+    with tempfile.TemporaryDirectory() as spill_dir:
+        with TransactionBuffer(budget, spill_dir) as before:
+            emitted_before, last_emitted = drain(before, rows[:crash_after])
+            window_end = rows[crash_after - 1].scn if crash_after else rows[0].scn - 1
+            oldest = before.oldest_open_scn()
+        resume_scn = window_end + 1 if oldest is None else min(oldest, window_end + 1)
+        with TransactionBuffer(budget, spill_dir, emit_after=last_emitted) as after:
+            emitted_after, _ = drain(after, [r for r in rows if r.scn >= resume_scn])
+
+    assert emitted_before + emitted_after == model(stream)

@@ -11,7 +11,7 @@ import pytest
 
 from extractor.land.change_batch import change_batch, snapshot_batch
 from extractor.land.errors import LandingError
-from land.records import COMMIT_TS, EMP, EXTRACTED_AT, change
+from tests.land.records import COMMIT_TS, EMP, EXTRACTED_AT, change
 
 UTC_US = pa.timestamp("us", tz="UTC")
 

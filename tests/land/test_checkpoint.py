@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 
-from extractor.land import checkpoint as checkpoint_module
 from extractor.land.checkpoint import (
     Checkpoint,
     CheckpointStore,
@@ -70,7 +70,7 @@ def test_crash_between_temp_write_and_rename_keeps_the_old_checkpoint(
         def crash(*_: object) -> None:
             raise OSError("power cut")
 
-        monkeypatch.setattr(checkpoint_module.os, "replace", crash)
+        monkeypatch.setattr(os, "replace", crash)
         with pytest.raises(OSError, match="power cut"):
             store.save(Checkpoint(resume_scn=5_000, next_batch_id=99))
         monkeypatch.undo()

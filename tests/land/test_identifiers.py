@@ -9,7 +9,7 @@ import pytest
 from extractor.land.errors import InvalidIdentifierError
 from extractor.land.spark_sql import quote_identifier
 from extractor.land.staging_writer import StagingWriter
-from land.records import EMP
+from tests.land.records import EMP
 
 
 class RecordingSpark:

@@ -22,7 +22,7 @@ from extractor.land.audit_records import QuarantinedChange, SchemaChange
 from extractor.land.change_batch import change_batch, snapshot_batch
 from extractor.land.errors import StagingSchemaError
 from extractor.land.staging_writer import StagingWriter
-from land.records import EMP, EXTRACTED_AT, change
+from tests.land.records import EMP, EXTRACTED_AT, change
 
 pytestmark = pytest.mark.spark
 

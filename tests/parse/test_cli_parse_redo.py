@@ -164,3 +164,22 @@ def test_nls_file_changes_how_dates_are_read(
     )
     assert code == 0
     assert results[0]["new"] == {"D": "1999-12-31T23:59:58.500000"}
+
+
+def test_dictionary_mode_lists_unsupported_columns(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    dictionary = tmp_path / "dictionary.json"
+    columns = [
+        {"column_name": "ID", "column_id": 1, "data_type": "NUMBER"},
+        {"column_name": "X", "column_id": 2, "data_type": "VARCHAR2"},
+    ]
+    dictionary.write_text(
+        json.dumps({"tables": [{"owner": "O", "table_name": "T", "columns": columns}]})
+    )
+    sql = """update "O"."T" set "X" = Unsupported Type where "ID" = '1.50'"""
+    code, results = run(monkeypatch, capsys, [line(sql)], "--dictionary", str(dictionary))
+    assert code == 0
+    assert results[0]["new"] == {"X": None}
+    assert results[0]["old"] == {"ID": "1.5"}
+    assert results[0]["unsupported"] == ["X"]

@@ -47,3 +47,8 @@ def test_message_names_the_position_and_quotes_the_text() -> None:
         parse_redo("""delete from "O"."T" where "A" = #""")
     assert "position" in str(caught.value)
     assert "#" in str(caught.value)
+
+
+def test_empty_statement_says_so() -> None:
+    with pytest.raises(RedoParseError, match="empty statement"):
+        parse_redo("   ")

@@ -14,8 +14,8 @@ from extractor.dictionary import ColumnDef, TableDef
 from extractor.nls import NlsSettings
 from extractor.parse import parse_redo, typed_row
 
-names = st.text(st.characters(exclude_categories=("Cs",), exclude_characters="\x00"), min_size=1)
-texts = st.text(st.characters(exclude_categories=("Cs",)), min_size=1, max_size=40)
+names = st.text(st.characters(codec="utf-8", exclude_characters="\x00"), min_size=1)
+texts = st.text(st.characters(codec="utf-8"), min_size=1, max_size=40)
 rowids = st.none() | st.from_regex(r"[A-Za-z0-9+/]{18}", fullmatch=True)
 columns = st.lists(st.tuples(names, texts), min_size=1, max_size=8, unique_by=lambda p: p[0])
 settings_ = settings(max_examples=150, deadline=None)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from extractor.dictionary import ColumnDef, TableDef
 from extractor.parse import RedoParseError, parse_redo
@@ -85,3 +87,28 @@ def test_dictionary_can_be_looked_up_by_the_statement_table() -> None:
 def test_unrecoverable_statement_raises() -> None:
     with pytest.raises(RedoParseError):
         parse_redo("""insert into "O"."T"("A","B") values ('x'y)""")
+
+
+# Values whose apostrophes Oracle left undoubled; no "''" inside (that reads as one
+# apostrophe, a documented limit) and nothing that may follow a closing quote.
+undoubled = st.text(alphabet="ab '", min_size=1, max_size=8).filter(lambda v: "''" not in v)
+
+
+@settings(max_examples=200, deadline=None)
+@given(values=st.lists(undoubled, min_size=1, max_size=6))
+def test_insert_with_undoubled_apostrophes_is_recovered_exactly(values: list[str]) -> None:
+    columns = [f"C{i}" for i in range(len(values))]
+    sql = (
+        f"""insert into "O"."T"({",".join(f'"{c}"' for c in columns)}) """
+        f"""values ({",".join(f"'{v}'" for v in values)});"""
+    )
+    parsed = parse_redo(sql)
+    assert [lit.string_value() for lit in parsed.new.values()] == values
+    assert parsed.recovered_quotes == any("'" in v for v in values)
+
+
+def test_hopelessly_ambiguous_text_raises_quickly_instead_of_searching_forever() -> None:
+    columns = ",".join(f'"C{i}"' for i in range(20))
+    values = ",".join(["'x'y'"] * 10 + ["'a','b'"] * 60)
+    with pytest.raises(RedoParseError):
+        parse_redo(f"""insert into "O"."T"({columns}) values ({values})""")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 import pytest
@@ -120,7 +120,9 @@ def test_binary_double_keeps_nan_and_infinities(text: str, check: object) -> Non
     assert callable(check) and check(value)
 
 
-def test_binary_float_is_a_float() -> None:
+def test_binary_float_is_the_single_precision_value() -> None:
+    # 0.1 as IEEE single is 0.100000001490116119384765625 (Oracle BINARY_FLOAT storage).
+    assert typed("'0.1'", col("BINARY_FLOAT")) == 0.100000001490116119384765625
     assert typed("'0.5'", col("BINARY_FLOAT")) == 0.5
 
 
@@ -303,4 +305,13 @@ def test_utc_normalisation_does_not_depend_on_offset_sign() -> None:
     value = typed(
         "TO_TIMESTAMP_TZ('2024-01-01 00:00:00.0 -09:30')", col("TIMESTAMP WITH TIME ZONE")
     )
-    assert value == datetime(2024, 1, 1, 9, 30, tzinfo=timezone.utc)
+    assert value == datetime(2024, 1, 1, 9, 30, tzinfo=UTC)
+
+
+def test_string_literal_containing_double_bar_is_one_value() -> None:
+    assert typed("'a || b'", col("VARCHAR2")) == "a || b"
+
+
+def test_lone_surrogate_half_is_rejected() -> None:
+    with pytest.raises(ValueTypingError):
+        typed("UNISTR('\\D83D')", col("NVARCHAR2"))

@@ -1,0 +1,42 @@
+"""``oracdc stream``: mine committed changes and land them, once or continuously."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import time
+from typing import Any
+
+from extractor.cli.options import add_config_option, config_of
+from extractor.pipeline.runtime import open_runtime
+
+LOG = logging.getLogger(__name__)
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "stream",
+        help="mine LogMiner and land committed changes (--once: up to the current SCN)",
+        description="Mine from the checkpoint up to the current SCN and land committed changes "
+        "in the staging tables; without --once keep going, polling every "
+        "mining.poll_interval_seconds.",
+    )
+    add_config_option(parser)
+    parser.add_argument("--once", action="store_true", help="stop at the current SCN")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    config = config_of(args)
+    with open_runtime(config) as runtime:
+        while True:
+            result = runtime.extractor.stream_once()
+            print(
+                f"stream: {result.transactions:,} transactions, {result.change_rows:,} change "
+                f"rows landed, {result.quarantined} quarantined; mined to SCN "
+                f"{result.mined_to_scn}",
+                flush=True,
+            )
+            if args.once:
+                return 0
+            time.sleep(config.mining.poll_interval_seconds)
