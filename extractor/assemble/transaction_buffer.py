@@ -264,7 +264,7 @@ class TransactionBuffer:
 
     def _already_emitted(self, commit_row: LogMinerRow) -> bool:
         limit = self.emit_after
-        if True:
+        if limit is None or commit_row.scn > limit.scn:
             return False
         if commit_row.scn < limit.scn:
             return True

@@ -22,7 +22,7 @@ from extractor.parse.literals import IS_NULL_LITERAL, Literal
 from extractor.parse.redo_statement import Operation, ParsedRedo
 
 # Reading more than this many partial states means the text is hopelessly ambiguous.
-MAX_STEPS = 20_000
+MAX_STEPS = 5_000
 
 _INSERT_HEAD = g.INSERT_HEAD
 _UPDATE_HEAD = g.UPDATE_HEAD

@@ -1,5 +1,5 @@
 {#
-    replica_merge_sql(target, source, unique_key)
+    replica_merge_sql(target, source, unique_key, soft_deletes=none)
 
     MERGE INTO of consolidated rows (the output of consolidate, deletes included with
     _deleted = true) for Delta / Iceberg / Hudi replicas:
@@ -9,16 +9,16 @@
       - deletes remove the key, or update it to _deleted = true with soft deletes;
       - a deleted key that is not in the target is not inserted (hard deletes).
 #}
-{% macro replica_merge_sql(target, source, unique_key) -%}
-    {{ return(adapter.dispatch('replica_merge_sql', 'oracle_cdc')(target, source, unique_key)) }}
+{% macro replica_merge_sql(target, source, unique_key, soft_deletes=none) -%}
+    {{ return(adapter.dispatch('replica_merge_sql', 'oracle_cdc')(target, source, unique_key, soft_deletes)) }}
 {%- endmacro %}
 
 
-{% macro default__replica_merge_sql(target, source, unique_key) -%}
+{% macro default__replica_merge_sql(target, source, unique_key, soft_deletes) -%}
 {%- set keys = [unique_key] if unique_key is string else unique_key -%}
 {%- set quoted_keys = [] -%}
 {%- for key in keys -%}{%- do quoted_keys.append(adapter.quote(key)) -%}{%- endfor -%}
-{%- set soft_deletes = oracle_cdc.soft_deletes_enabled() -%}
+{%- set soft_deletes = oracle_cdc.soft_deletes_enabled() if soft_deletes is none else soft_deletes -%}
 merge into {{ target }} as dest
 using {{ source }} as src
 on {{ oracle_cdc._null_safe_key_match(quoted_keys, 'src', 'dest') }}

@@ -6,13 +6,13 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta, timezone
 from decimal import Context, Decimal
 
-import redo_text_renderer as render
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from extractor.dictionary import ColumnDef, TableDef
 from extractor.nls import NlsSettings
 from extractor.parse import parse_redo, typed_row
+from tests.parse import redo_text_renderer as render
 
 names = st.text(st.characters(codec="utf-8", exclude_characters="\x00"), min_size=1)
 texts = st.text(st.characters(codec="utf-8"), min_size=1, max_size=40)

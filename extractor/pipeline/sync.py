@@ -1,0 +1,143 @@
+"""One sync cycle: snapshot what is new, mine up to the current SCN, land, then ``dbt build``.
+
+Everything runs in the process that owns the Spark session (dbt in-process through
+``dbtRunner``), or against a shared Spark Connect server. A failed step raises
+:class:`SyncStepError` naming the step, the table (or dbt node) and the reason; the checkpoint
+only ever covers landed data, so rerunning the cycle completes the work.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from extractor.config import OracdcConfig
+from extractor.dictionary import TableDef
+from extractor.errors import OracdcError
+from extractor.land.spark_session import default_project_dir, run_dbt
+from extractor.pipeline.extractor import SnapshotResult, StreamResult
+from extractor.pipeline.runtime import Runtime
+
+LOG = logging.getLogger(__name__)
+
+
+class SyncStepError(OracdcError):
+    """A step of a sync cycle failed."""
+
+    def __init__(self, step: str, reason: str, *, table: str | None = None, fix: str | None = None):
+        where = f" ({table})" if table else ""
+        super().__init__(f"step {step}{where} failed: {reason}", fix=fix)
+        self.step = step
+        self.table = table
+
+
+@dataclass(frozen=True)
+class DbtSettings:
+    """Which dbt project the cycle builds, with which profile and variables."""
+
+    project_dir: Path
+    profiles_dir: Path
+    target: str | None
+    variables: dict[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CycleReport:
+    snapshot: SnapshotResult
+    stream: StreamResult
+    models_written: tuple[str, ...]
+    seconds: dict[str, float]
+
+
+def dbt_settings(config: OracdcConfig) -> DbtSettings:
+    """The configured dbt project (default: this repository), its profiles and variables.
+
+    profiles.yml is taken from the project directory when it has one, else from this
+    repository; the staging schema variable follows ``staging_schema`` of oracdc.yml.
+    """
+    project = config.dbt_project_dir or default_project_dir()
+    profiles = project if (project / "profiles.yml").exists() else default_project_dir()
+    return DbtSettings(
+        project_dir=project,
+        profiles_dir=profiles,
+        target=config.dbt_target,
+        variables={"oracle_cdc__staging_schema": config.staging_schema},
+    )
+
+
+def ensure_models(tables: Sequence[TableDef], project_dir: Path) -> tuple[str, ...]:
+    """Generate sources and models for the tables (files edited by hand are kept)."""
+    from extractor.dbt_gen.project_files import generate_project_files
+
+    report = generate_project_files(tables, project_dir)
+    written = tuple(str(c.path.relative_to(project_dir)) for c in report.changes if c.action.writes)
+    for path in written:
+        LOG.info("dbt model file written: %s", path)
+    return written
+
+
+def run_dbt_build(dbt: DbtSettings, select: Sequence[str] = ()) -> None:
+    """``dbt build`` in-process; raises SyncStepError naming the first failing node."""
+    args = ["build", *(["--select", *select] if select else [])]
+    result = run_dbt(
+        args,
+        project_dir=dbt.project_dir,
+        profiles_dir=dbt.profiles_dir,
+        target=dbt.target,
+        variables=dbt.variables,
+    )
+    if result.success:
+        return
+    node, reason = _first_failure(result)
+    raise SyncStepError(
+        "dbt build",
+        reason,
+        table=node,
+        fix="read the dbt log in the project's logs/ directory; fix the model and rerun",
+    )
+
+
+def run_cycle(runtime: Runtime, dbt: DbtSettings) -> CycleReport:
+    """One sync cycle; each step's failure is reported as that step's SyncStepError."""
+    seconds: dict[str, float] = {}
+    extractor = runtime.extractor
+    started = time.monotonic()
+    snapshot = _step("snapshot", extractor.snapshot)
+    seconds["snapshot"] = time.monotonic() - started
+    started = time.monotonic()
+    stream = _step("stream", extractor.stream_once)
+    seconds["extract+land"] = time.monotonic() - started
+    started = time.monotonic()
+    tables = [t for t in extractor.registry.resolve()]
+    models = _step("generate", lambda: ensure_models(tables, dbt.project_dir))
+    seconds["generate"] = time.monotonic() - started
+    started = time.monotonic()
+    run_dbt_build(dbt)
+    seconds["dbt"] = time.monotonic() - started
+    return CycleReport(snapshot, stream, models, seconds)
+
+
+def _step(name: str, action: Any) -> Any:
+    try:
+        return action()
+    except SyncStepError:
+        raise
+    except OracdcError as error:
+        raise SyncStepError(name, str(error), fix=error.fix) from error
+
+
+def _first_failure(result: Any) -> tuple[str | None, str]:
+    if result.exception is not None:
+        return None, " ".join(str(result.exception).split())
+    for node_result in getattr(result.result, "results", None) or []:
+        status = str(getattr(node_result, "status", "")).lower()
+        if status in ("error", "fail", "runstatus.error", "teststatus.fail"):
+            node = getattr(node_result, "node", None)
+            name = getattr(node, "name", None)
+            message = " ".join(str(getattr(node_result, "message", "") or "").split())
+            return name, message[:300] or status
+    return None, "dbt reported failure"
