@@ -116,7 +116,9 @@ class LogMinerRow:
             timestamp=_optional_str(raw.get("TIMESTAMP")),
             commit_timestamp=_optional_str(raw.get("COMMIT_TIMESTAMP")),
             xid=str(raw["XID"]),
-            operation=str(raw.get("OPERATION") or OPERATION_NAMES.get(int(raw["OPERATION_CODE"]), "")),
+            operation=str(
+                raw.get("OPERATION") or OPERATION_NAMES.get(int(raw["OPERATION_CODE"]), "")
+            ),
             operation_code=int(raw["OPERATION_CODE"]),
             seg_owner=_optional_str(raw.get("SEG_OWNER")),
             table_name=_optional_str(raw.get("TABLE_NAME")),

@@ -14,8 +14,16 @@ from typing import Final
 METADATA_COLUMNS: Final[tuple[tuple[str, str, str], ...]] = (
     ("_op", "STRING", "r snapshot read, c insert, u update, d delete"),
     ("_scn", "BIGINT", "SCN of the change (snapshot rows: the snapshot SCN)"),
-    ("_commit_scn", "BIGINT", "SCN of the COMMIT of the change's transaction (snapshot: snapshot SCN)"),
-    ("_redo_pos", "DECIMAL(38,0)", "redo position (RS_ID and SSN) as one orderable number; 0 for snapshot rows"),
+    (
+        "_commit_scn",
+        "BIGINT",
+        "SCN of the COMMIT of the change's transaction (snapshot: snapshot SCN)",
+    ),
+    (
+        "_redo_pos",
+        "DECIMAL(38,0)",
+        "redo position (RS_ID and SSN) as one orderable number; 0 for snapshot rows",
+    ),
     ("_rs_id", "STRING", "RS_ID as Oracle wrote it, trimmed (NULL for snapshot rows)"),
     ("_ssn", "BIGINT", "SSN of the change (NULL for snapshot rows)"),
     ("_xid", "STRING", "transaction id, hex of XID (NULL for snapshot rows)"),

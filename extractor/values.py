@@ -6,7 +6,7 @@ forms, so that a replica can be compared with its source value for value.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from decimal import Decimal
 
 
@@ -48,7 +48,7 @@ def timestamp_text(moment: datetime, nanosecond: int, precision: int) -> str:
         raise ValueError(f"nanosecond out of range: {nanosecond}")
     suffix = ""
     if moment.tzinfo is not None:
-        moment = moment.astimezone(timezone.utc)
+        moment = moment.astimezone(UTC)
         suffix = " +00:00"
     fraction = f"{nanosecond:09d}"[:precision]
     dot = "." if precision > 0 else ""

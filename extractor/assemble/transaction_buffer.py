@@ -316,9 +316,7 @@ class TransactionBuffer:
 
     def oldest_open_scn(self) -> int | None:
         """First SCN of the oldest open transaction (transactions open in SCN order)."""
-        for transaction in self._open.values():
-            return transaction.first_scn
-        return None
+        return max((t.first_scn for t in self._open.values()), default=None)
 
     def open_transactions(self) -> list[OpenTransactionSummary]:
         return [

@@ -22,6 +22,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "extractor.cli.stream",
     "extractor.cli.snapshot",
     "extractor.cli.generate",
+    "extractor.cli.sync",
+    "extractor.cli.demo",
 )
 
 

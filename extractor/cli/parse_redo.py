@@ -5,7 +5,8 @@ and with ``''`` unescaped, ``null`` for NULL / IS NULL / Unsupported Type, the v
 source for anything else. ``--dictionary FILE`` (a replay-bundle ``dictionary.json``) types
 every value for its column instead; ``--nls FILE`` (a ``bundle.json``) gives the NLS
 settings the text was rendered with. A line that fails gives ``{"error": ...}``; the
-command goes on and exits 1 at the end if any line failed.
+command goes on and exits 1 at the end if any line failed (a statement that cannot be
+parsed also gives its ``position``).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from typing import Any, TextIO
 from extractor.dictionary import DictionaryError, TableDef
 from extractor.errors import OracdcError
 from extractor.nls import NlsSettings
-from extractor.parse import UNSUPPORTED, ParsedRedo, parse_redo, typed_row
+from extractor.parse import UNSUPPORTED, ParsedRedo, RedoParseError, parse_redo, typed_row
 from extractor.parse.literals import Literal
 
 Dictionary = dict[tuple[str | None, str], TableDef]
@@ -67,7 +68,10 @@ def process(source: TextIO, sink: TextIO, dictionary: Dictionary | None, nls: Nl
         except OracdcError as error:
             failures += 1
             result = {"error": error.one_line()}
-        sink.write(json.dumps(result, ensure_ascii=False) + "\n")
+            if isinstance(error, RedoParseError):
+                result["position"] = error.position
+        # ASCII-escaped: a lone surrogate in the input cannot break the output encoding.
+        sink.write(json.dumps(result) + "\n")
     return 1 if failures else 0
 
 

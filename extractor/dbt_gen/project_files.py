@@ -35,7 +35,9 @@ def _generated(relative_path: Path, body: str, style: CommentStyle) -> Generated
 def plan_project_files(tables: Sequence[TableDef]) -> tuple[GeneratedFile, ...]:
     """Every file the generator writes for ``tables``, in a stable order."""
     if not tables:
-        raise GenerationError("no tables to generate dbt files for", fix="select tables to replicate")
+        raise GenerationError(
+            "no tables to generate dbt files for", fix="select tables to replicate"
+        )
     names = [replica_model_name(t.owner, t.name) for t in tables]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
@@ -47,9 +49,13 @@ def plan_project_files(tables: Sequence[TableDef]) -> tuple[GeneratedFile, ...]:
     for table in sorted(tables, key=lambda t: (t.owner, t.name)):
         model_name = replica_model_name(table.owner, table.name)
         files.append(
-            _generated(REPLICA_DIR / replica_model_path_name(table), replica_model_sql(table), "jinja")
+            _generated(
+                REPLICA_DIR / replica_model_path_name(table), replica_model_sql(table), "jinja"
+            )
         )
-        files.append(_generated(REPLICA_DIR / f"{model_name}.yml", replica_schema_yaml(table), "yaml"))
+        files.append(
+            _generated(REPLICA_DIR / f"{model_name}.yml", replica_schema_yaml(table), "yaml")
+        )
     return tuple(files)
 
 
@@ -90,7 +96,11 @@ def generate_project_files(
         except OSError as error:
             raise GenerationError(f"cannot read {path}: {error}") from error
         action = _decide(existing, generated.content, force=force)
-        diff = "" if action is FileAction.UNCHANGED else _diff(generated.relative_path, existing, generated.content)
+        diff = (
+            ""
+            if action is FileAction.UNCHANGED
+            else _diff(generated.relative_path, existing, generated.content)
+        )
         changes.append(FileChange(path=path, action=action, diff=diff))
         if action.writes and not dry_run:
             try:

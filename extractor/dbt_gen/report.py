@@ -28,7 +28,11 @@ class FileChange:
     diff: str = ""
 
     def describe(self, project_dir: Path) -> str:
-        relative = self.path.relative_to(project_dir) if self.path.is_relative_to(project_dir) else self.path
+        relative = (
+            self.path.relative_to(project_dir)
+            if self.path.is_relative_to(project_dir)
+            else self.path
+        )
         note = {
             FileAction.KEEP_EDITED: " (edited by hand; kept, --force overwrites)",
             FileAction.OVERWRITE_EDITED: " (edited by hand; overwritten by --force)",

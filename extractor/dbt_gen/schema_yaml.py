@@ -40,9 +40,7 @@ def _source_columns(table: TableDef) -> list[dict[str, Any]]:
     return [
         {
             "name": spark_column_name(column.name),
-            "description": column_description(
-                column, key=spark_column_name(column.name) in key
-            ),
+            "description": column_description(column, key=spark_column_name(column.name) in key),
         }
         for column in table.columns
     ]
@@ -104,7 +102,9 @@ def replica_schema_yaml(table: TableDef) -> str:
             continue
         if name != "_present":
             columns.append({"name": name, "description": f"Of the latest change: {meaning}"})
-    columns.extend({"name": name, "description": meaning} for name, meaning in REPLICA_EXTRA_COLUMNS)
+    columns.extend(
+        {"name": name, "description": meaning} for name, meaning in REPLICA_EXTRA_COLUMNS
+    )
     model: dict[str, Any] = {
         "name": replica_model_name(table.owner, table.name),
         "description": f"Replica of Oracle {table.qualified_name} (supplemental logging "

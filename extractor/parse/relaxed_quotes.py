@@ -28,6 +28,23 @@ _INSERT_HEAD = g.INSERT_HEAD
 _UPDATE_HEAD = g.UPDATE_HEAD
 _DELETE_HEAD = g.DELETE_HEAD
 
+
+def _prefixes(*steps: str) -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile("".join(steps[: i + 1])) for i in range(len(steps)))
+
+
+# Growing prefixes of each head, to say how far a statement with a broken head got.
+_HEAD_PREFIXES = (
+    *_prefixes(
+        r"\s*(?i:insert\s+into)\s+",
+        g.TABLE,
+        rf"\s*\(\s*{g.IDENT}(?:\s*,\s*{g.IDENT})*+\s*\)\s*",
+        r"(?i:values)\s*\(\s*",
+    ),
+    *_prefixes(r"\s*(?i:update)\s+", g.TABLE + g.TABLE_ALIAS, r"\s+(?i:set)\s+"),
+    *_prefixes(r"\s*(?i:delete\s+from)\s+", g.TABLE + g.TABLE_ALIAS, r"\s+(?i:where)\s+"),
+)
+
 _VALUE = re.compile(rf"{g.COMMENT}({g.VALUE})")
 _COMMENT = re.compile(g.COMMENT)
 _STRING_END = re.compile(r"\s*(?:[,)]|;?\s*\Z)|\s+(?i:and|where)\s")
@@ -123,6 +140,10 @@ class _Reader:
                 if len(found) > 1:
                     return found
             return found
+        for prefix in _HEAD_PREFIXES:
+            partial = prefix.match(sql)
+            if partial:
+                self._reach(partial.end())
         return found
 
     def _walk(

@@ -100,6 +100,11 @@ class Extractor:
         self._next_scn: int | None = None
         self._window = config.mining.window_scns
 
+    @property
+    def checkpoint(self) -> Checkpoint:
+        """The last checkpoint written (what has landed)."""
+        return self._store.current
+
     # -- snapshot -------------------------------------------------------------------------
 
     def snapshot(self) -> SnapshotResult:

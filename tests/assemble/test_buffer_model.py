@@ -20,6 +20,7 @@ from extractor.logminer_row import LogMinerRow
 
 from .rows import row
 
+FIRST_SCN = 100
 ROW_IDS = ["AAASZHAAEAAAACXAAA", "AAASZHAAEAAAACXAAB", "AAASZHAAEAAAACXAAC", None]
 
 
@@ -113,7 +114,7 @@ def build(
     steps = [rows_of(n, t) for n, t in enumerate(transactions)]
     stream: list[tuple[int, str, Op | None, str | None]] = []
     rows: list[LogMinerRow] = []
-    for scn, number in enumerate(order, start=100):
+    for scn, number in enumerate(order, start=FIRST_SCN):
         kind, op = steps[number][cursors[number]]
         cursors[number] += 1
         r = to_logminer_row(number, kind, op, scn, scn)
@@ -165,7 +166,7 @@ def test_restart_from_the_checkpoint_emits_every_transaction_exactly_once(
     with tempfile.TemporaryDirectory() as spill_dir:
         with TransactionBuffer(budget, spill_dir) as before:
             emitted_before, last_emitted = drain(before, rows[:crash_after])
-            window_end = rows[crash_after - 1].scn if crash_after else rows[0].scn - 1
+            window_end = rows[crash_after - 1].scn if crash_after else FIRST_SCN - 1
             oldest = before.oldest_open_scn()
         resume_scn = window_end + 1 if oldest is None else min(oldest, window_end + 1)
         with TransactionBuffer(budget, spill_dir, emit_after=last_emitted) as after:

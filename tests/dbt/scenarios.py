@@ -36,7 +36,9 @@ V = varchar("V", 2)
 ORDERING = pk_table("ORDERING", V)
 SNAPSHOTS = pk_table("SNAPSHOTS", V)
 DUPLICATES = pk_table("DUPLICATES", V)
-PARTIAL = pk_table("PARTIAL", varchar("A", 2), varchar("B", 3), varchar("C", 4), logging="PRIMARY KEY")
+PARTIAL = pk_table(
+    "PARTIAL", varchar("A", 2), varchar("B", 3), varchar("C", 4), logging="PRIMARY KEY"
+)
 DELETES = pk_table("DELETES", V)
 SOFT_DELETES = pk_table("SOFT_DELETES", V)
 NO_PK = TableDef("CDC", "NO_PK", (varchar("NAME", 1), number("QTY", 2)))

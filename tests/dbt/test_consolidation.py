@@ -85,7 +85,10 @@ def _soft_deletes_for(project: Path, table: TableDef) -> None:
     """The documented per-model override: meta oracle_cdc_soft_deletes in the model's config."""
     path = project / "models" / "replica" / f"{model(table)}.sql"
     text = path.read_text()
-    edited = text.replace("meta={'oracle_cdc_replica': true,", "meta={'oracle_cdc_soft_deletes': true, 'oracle_cdc_replica': true,")
+    edited = text.replace(
+        "meta={'oracle_cdc_replica': true,",
+        "meta={'oracle_cdc_soft_deletes': true, 'oracle_cdc_replica': true,",
+    )
     assert edited != text
     path.write_text(edited)
 

@@ -144,7 +144,9 @@ def test_generated_file_is_updated_when_the_dictionary_changes(tmp_path: Path) -
 def test_file_edited_by_hand_is_kept_and_reported(tmp_path: Path) -> None:
     generate_project_files([EMPLOYEES], tmp_path)
     model = tmp_path / "models" / "replica" / "hr__employees.sql"
-    edited = model.read_text().replace("partition_by=['_bucket'],", "partition_by=['_bucket'],\n  tags=['hr'],")
+    edited = model.read_text().replace(
+        "partition_by=['_bucket'],", "partition_by=['_bucket'],\n  tags=['hr'],"
+    )
     model.write_text(edited)
     report = generate_project_files([EMPLOYEES], tmp_path)
     assert [c.path for c in report.kept_edited] == [model]

@@ -68,6 +68,7 @@ def test_bad_line_gives_an_error_line_and_the_command_goes_on(
     )
     assert code == 1
     assert "error" in results[0] and "position" in str(results[0]["error"])
+    assert results[0]["position"] == len("delete from ")
     assert "error" in results[1]
     assert results[2]["operation"] == "UPDATE"
 

@@ -1,0 +1,1 @@
+"""Reconciliation of replicas with the source."""
