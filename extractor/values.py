@@ -7,7 +7,10 @@ forms, so that a replica can be compared with its source value for value.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from decimal import Decimal
+from decimal import Context, Decimal
+
+# Wide enough for any Oracle NUMBER (up to 40 significant digits, exponents -130..126).
+_EXACT = Context(prec=400)
 
 
 def canonical_decimal_text(value: Decimal) -> str:
@@ -17,7 +20,7 @@ def canonical_decimal_text(value: Decimal) -> str:
         raise ValueError(f"not a finite number: {value}")
     if value.is_zero():
         return "0"
-    text = format(value.normalize(), "f")
+    text = format(value.normalize(_EXACT), "f")
     return text
 
 

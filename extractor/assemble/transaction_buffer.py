@@ -316,7 +316,9 @@ class TransactionBuffer:
 
     def oldest_open_scn(self) -> int | None:
         """First SCN of the oldest open transaction (transactions open in SCN order)."""
-        return max((t.first_scn for t in self._open.values()), default=None)
+        for transaction in self._open.values():
+            return transaction.first_scn
+        return None
 
     def open_transactions(self) -> list[OpenTransactionSummary]:
         return [

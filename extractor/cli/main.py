@@ -23,6 +23,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "extractor.cli.snapshot",
     "extractor.cli.generate",
     "extractor.cli.sync",
+    "extractor.cli.status",
     "extractor.cli.demo",
 )
 

@@ -40,6 +40,7 @@ from extractor.land.staging_writer import StagingWriter
 from extractor.logminer_row import LogMinerRow
 from extractor.pipeline.change_builder import ChangeBuilder, TransactionInfo, commit_time
 from extractor.pipeline.progress import Progress
+from extractor.pipeline.stats import ExtractorStats, load_stats, save_stats
 from extractor.pipeline.table_registry import TableRegistry
 from extractor.source.base import Source
 from extractor.staging_contract import redo_position_number
@@ -99,6 +100,8 @@ class Extractor:
         self._buffer_tables: tuple[str, ...] = ()
         self._next_scn: int | None = None
         self._window = config.mining.window_scns
+        self.stats: ExtractorStats = load_stats(config.data_dir)
+        self._target_scn: int | None = None
 
     @property
     def checkpoint(self) -> Checkpoint:
@@ -176,9 +179,11 @@ class Extractor:
                 state, resume_token=last_row_id, rows_landed=state.rows_landed + batch.num_rows
             )
             self._store.save(self._store.current.with_table(name, state))
+            self.stats.table(name).snapshot_rows += batch.num_rows
             progress.advance(batch.num_rows)
         state = replace(state, status="done")
         self._store.save(self._store.current.with_table(name, state))
+        save_stats(self._config.data_dir, self.stats)
         progress.finish()
         return progress.done
 
@@ -200,6 +205,7 @@ class Extractor:
             self._reset_buffer(checkpoint, table_names)
         assert self._buffer is not None and self._next_scn is not None
         target = self._source.current_scn() if until_scn is None else until_scn
+        self._target_scn = target
         windows = transactions = change_rows = quarantined = 0
         progress = Progress("mining", max(target - self._next_scn + 1, 0))
         while self._next_scn <= target:
@@ -273,10 +279,27 @@ class Extractor:
                 last_commit=window.last_commit or checkpoint.last_commit,
             )
         )
+        self._record_window(window_end, rows_read, window)
         self._fault("stream:after_checkpoint")
         return _WindowResult(
             window_end, rows_read, window.transactions, window.change_rows, window.quarantined
         )
+
+    def _record_window(self, window_end: int, rows_read: int, window: _WindowLanding) -> None:
+        assert self._buffer is not None
+        stats = self.stats
+        metrics = self._buffer.metrics()
+        stats.windows += 1
+        stats.window_scns = self._window
+        stats.rows_read += rows_read
+        stats.transactions += window.transactions
+        stats.parse_errors += window.quarantined
+        stats.spill_bytes = metrics.bytes_spilled_total
+        stats.open_transactions = metrics.open_transactions
+        stats.oldest_open_scn = self._buffer.oldest_open_scn()
+        stats.mined_to_scn = window_end
+        stats.source_scn = self._target_scn
+        save_stats(self._config.data_dir, self.stats)
 
     def _adapt_window(self, rows_read: int) -> None:
         mining = self._config.mining
@@ -313,9 +336,15 @@ class Extractor:
             staging = self.registry.staging_def(table)
             data = change_batch(staging, table_records, batch_id=batch_id, extracted_at=now)
             self._writer.append(staging, data)
+            last = max(table_records, key=lambda r: r.commit_scn)
+            self.stats.record_commit(
+                table.qualified_name, len(table_records), last.commit_scn, last.commit_ts
+            )
             self._fault("stream:after_land_table")
         if errors:
             self._writer.append_errors(errors, batch_id=batch_id, extracted_at=now)
+            for error in errors:
+                self.stats.table(f"{error.owner}.{error.table_name}").quarantined += 1
             policy = self._config.error_policy
             first = errors[0]
             message = (
