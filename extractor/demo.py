@@ -51,13 +51,19 @@ vars:
 dispatch:
   - macro_namespace: dbt
     search_order: ["oracdc_demo", "oracle_cdc", "dbt"]
+# the package's own example models and sources are not part of this project
 models:
   oracle_cdc:
-    # the package's own example models are not part of this project
     +enabled: false
   oracdc_demo:
     views:
       +materialized: view
+sources:
+  oracle_cdc:
+    +enabled: false
+data_tests:
+  oracle_cdc:
+    +enabled: false
 """
 
 _PACKAGES = """\

@@ -112,7 +112,10 @@ def run_dbt(
     from dbt.cli.main import dbtRunner
 
     project = (project_dir or default_project_dir()).resolve()
+    import sys
+
     command = [
+        *([] if sys.stdout.isatty() else ["--no-use-colors"]),
         *args,
         "--project-dir",
         str(project),

@@ -81,7 +81,10 @@ def ensure_models(tables: Sequence[TableDef], project_dir: Path) -> tuple[str, .
 
 
 def run_dbt_build(dbt: DbtSettings, select: Sequence[str] = ()) -> None:
-    """``dbt build`` in-process; raises SyncStepError naming the first failing node."""
+    """``dbt build`` in-process; raises SyncStepError naming the first failing node.
+
+    A sync cycle selects ``path:models/replica+``: the replicas, their tests and everything
+    downstream; the staging source tests run with a plain ``dbt build`` / ``dbt test``."""
     args = ["build", *(["--select", *select] if select else [])]
     result = run_dbt(
         args,
@@ -116,7 +119,7 @@ def run_cycle(runtime: Runtime, dbt: DbtSettings) -> CycleReport:
     models = _step("generate", lambda: ensure_models(tables, dbt.project_dir))
     seconds["generate"] = time.monotonic() - started
     started = time.monotonic()
-    run_dbt_build(dbt)
+    run_dbt_build(dbt, select=("path:models/replica+",))
     seconds["dbt"] = time.monotonic() - started
     return CycleReport(snapshot, stream, models, seconds)
 

@@ -89,7 +89,7 @@ def test_chain_cut_by_the_window_end_is_mined_again_whole_in_the_next_window(
     buffer = TransactionBuffer(BUDGET, tmp_path)
     joiner = ContinuationJoiner(hold_incomplete=True)
 
-    window_1 = [r for r in history[:3]]  # ends after the first piece of the chain
+    window_1 = history[:3]  # ends after the first piece of the chain
     assert [buffer.add(r) for r in joiner.join(window_1)] == [None]
     resume = joiner.resume_scn
     assert resume == 300

@@ -1,0 +1,25 @@
+"""Randomized crash-and-compare runs of the whole pipeline (see harness.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.harness import HarnessCase, extra_seeds, run_case
+
+pytestmark = pytest.mark.spark
+
+CI_CASES = [HarnessCase(seed=7), HarnessCase(seed=11, tables=7)]
+
+
+@pytest.mark.parametrize(
+    "case", CI_CASES + [HarnessCase(seed=s) for s in extra_seeds()], ids=lambda c: f"seed{c.seed}"
+)
+def test_replicas_equal_the_source_after_random_workloads_and_crashes(
+    spark: Any, tmp_path: Path, case: HarnessCase
+) -> None:
+    outcome = run_case(spark, tmp_path, case)
+    assert outcome.comparisons, "no table was compared"
+    assert outcome.passed, outcome.describe()
