@@ -23,11 +23,9 @@ from __future__ import annotations
 import os
 import weakref
 from array import array
-from bisect import bisect_left
-from collections.abc import Iterator
-from typing import cast
 
 from extractor.assemble.errors import AssemblyError, RedoGapError
+from extractor.assemble.open_transaction import OpenTransaction
 from extractor.assemble.records import (
     BufferMetrics,
     CommitPosition,
@@ -44,86 +42,6 @@ ROW_OVERHEAD_BYTES = 500
 START, COMMIT, ROLLBACK, MISSING_SCN = 6, 7, 36, 34
 IGNORED_CODES = frozenset({0, 25, 27})
 _NOT_EVENTS = frozenset({START, COMMIT, ROLLBACK, MISSING_SCN}) | IGNORED_CODES
-
-
-class _Transaction:
-    """One open transaction.
-
-    Events are numbered 0, 1, ... in arrival order. Events ``< first_in_memory`` are in
-    ``spill``; ``events[i]`` is event ``first_in_memory + i`` (``None`` once cancelled).
-    For the in-memory events only, ``last_by_row_id`` and ``previous`` form per ROW_ID a
-    stack of not-yet-cancelled slots: ``previous[i]`` is the slot before ``i`` with the same
-    ROW_ID, or -1. A ROLLBACK = 1 row whose ROW_ID has no in-memory event left targets the
-    spill: it is recorded in ``spilled_cancels`` as (ROW_ID, events spilled so far) and
-    resolved against the spill file at COMMIT, so spilled events need no memory at all.
-    """
-
-    __slots__ = (
-        "cancelled_spilled",
-        "events",
-        "first_in_memory",
-        "first_scn",
-        "last_by_row_id",
-        "live",
-        "memory_bytes",
-        "previous",
-        "saw_start",
-        "spill",
-        "spilled_cancels",
-        "xid",
-    )
-
-    def __init__(self, xid: str, first_scn: int, saw_start: bool) -> None:
-        self.xid = xid
-        self.first_scn = first_scn
-        self.saw_start = saw_start
-        self.events: list[LogMinerRow | None] = []
-        self.first_in_memory = 0
-        self.live = 0
-        self.memory_bytes = 0
-        self.last_by_row_id: dict[str, int] = {}
-        self.previous = array("q")
-        self.spill: SpillFile | None = None
-        self.spilled_cancels: list[tuple[str, int]] = []
-        self.cancelled_spilled: set[int] = set()
-
-    def resolve_spilled_cancels(self) -> int:
-        """Apply the recorded cancels to spilled events; returns how many matched nothing."""
-        if not self.spilled_cancels or self.spill is None:
-            return 0
-        wanted = {row_id for row_id, _ in self.spilled_cancels}
-        positions = self.spill.positions_of_row_ids(wanted)
-        unmatched = 0
-        for row_id, spilled_then in self.spilled_cancels:
-            stack = positions.get(row_id, [])
-            top = bisect_left(stack, spilled_then) - 1
-            if top < 0:
-                unmatched += 1
-                continue
-            self.cancelled_spilled.add(stack.pop(top))
-            self.live -= 1
-        self.spilled_cancels = []
-        return unmatched
-
-    def surviving_rows(self) -> Iterator[LogMinerRow]:
-        spill = self.spill
-        if spill is None:
-            if self.live == len(self.events):
-                return iter(cast(list[LogMinerRow], self.events))
-            return (row for row in self.events if row is not None)
-        return _spilled_then_memory(spill, self.cancelled_spilled, self.events)
-
-
-def _spilled_then_memory(
-    spill: SpillFile, cancelled: set[int], events: list[LogMinerRow | None]
-) -> Iterator[LogMinerRow]:
-    try:
-        yield from spill.read(cancelled)
-        for row in events:
-            if row is not None:
-                yield row
-    finally:
-        spill.delete()
 
 
 class TransactionBuffer:
@@ -148,7 +66,7 @@ class TransactionBuffer:
         self.memory_budget_bytes = memory_budget_bytes
         self.spill_dir = spill_dir
         self.emit_after = emit_after
-        self._open: dict[str, _Transaction] = {}
+        self._open: dict[str, OpenTransaction] = {}
         self._spill_files: weakref.WeakSet[SpillFile] = weakref.WeakSet()
         self._bytes_in_memory = 0
         self._bytes_spilled_total = 0
@@ -168,7 +86,7 @@ class TransactionBuffer:
         if code not in _NOT_EVENTS:
             transaction = self._open.get(row.xid)
             if transaction is None:
-                transaction = self._open[row.xid] = _Transaction(row.xid, row.scn, False)
+                transaction = self._open[row.xid] = OpenTransaction(row.xid, row.scn, False)
             if row.rollback:
                 self._cancel(transaction, row)
             else:
@@ -178,7 +96,7 @@ class TransactionBuffer:
             return self._commit(row)
         if code == START:
             if row.xid not in self._open:
-                self._open[row.xid] = _Transaction(row.xid, row.scn, True)
+                self._open[row.xid] = OpenTransaction(row.xid, row.scn, True)
             return None
         if code == ROLLBACK:
             self._discard(row.xid)
@@ -188,7 +106,7 @@ class TransactionBuffer:
         self._ignored_rows += 1
         return None
 
-    def _append(self, transaction: _Transaction, row: LogMinerRow) -> None:
+    def _append(self, transaction: OpenTransaction, row: LogMinerRow) -> None:
         events = transaction.events
         row_id = row.row_id
         if row_id is None:
@@ -205,7 +123,7 @@ class TransactionBuffer:
         if self._bytes_in_memory > self.memory_budget_bytes:
             self._spill_largest()
 
-    def _cancel(self, transaction: _Transaction, row: LogMinerRow) -> None:
+    def _cancel(self, transaction: OpenTransaction, row: LogMinerRow) -> None:
         row_id = row.row_id
         if row_id is None:
             self._unmatched_rollback_rows += 1
@@ -286,7 +204,7 @@ class TransactionBuffer:
             self._drop_spill(transaction)
 
     @staticmethod
-    def _drop_spill(transaction: _Transaction) -> None:
+    def _drop_spill(transaction: OpenTransaction) -> None:
         if transaction.spill is not None:
             transaction.spill.delete()
 
@@ -300,7 +218,7 @@ class TransactionBuffer:
                 break
             self._spill(transaction)
 
-    def _spill(self, transaction: _Transaction) -> None:
+    def _spill(self, transaction: OpenTransaction) -> None:
         if transaction.spill is None:
             transaction.spill = SpillFile(self.spill_dir, transaction.xid)
             self._spill_files.add(transaction.spill)
