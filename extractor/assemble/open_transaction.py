@@ -73,6 +73,16 @@ class OpenTransaction:
         self.spilled_cancels = []
         return unmatched
 
+    def move_events_to_spill(self, spill: SpillFile) -> int:
+        """Append the in-memory events to ``spill``; returns the bytes written."""
+        written = spill.append(self.events)
+        self.first_in_memory += len(self.events)
+        self.events = []
+        self.last_by_row_id = {}
+        self.previous = array("q")
+        self.memory_bytes = 0
+        return written
+
     def surviving_rows(self) -> Iterator[LogMinerRow]:
         spill = self.spill
         if spill is None:

@@ -46,6 +46,7 @@ class SpillFile:
     def __init__(self, spill_dir: str | os.PathLike[str], xid: str) -> None:
         self.xid = xid
         try:
+            os.makedirs(spill_dir, exist_ok=True)
             fd, self.path = tempfile.mkstemp(
                 prefix=f"oracdc-{xid}-", suffix=".spill", dir=spill_dir
             )

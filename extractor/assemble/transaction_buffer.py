@@ -8,7 +8,9 @@ Rules (``docs/transactions.md`` explains them with examples):
   listed here) is buffered in arrival order, which is LogMiner's redo order within a
   transaction.
 - A row with ROLLBACK = 1 cancels the most recent not-yet-cancelled event of the same XID
-  with the same ROW_ID and is dropped itself (savepoint / statement rollback).
+  with the same ROW_ID and is dropped itself (savepoint / statement rollback); an undo
+  DELETE cancels back to and including the INSERT it compensates (an INSERT of a row with a
+  LOB is followed by the UPDATE that writes the LOB; one DELETE undoes both).
 - ROLLBACK (36) discards the transaction. COMMIT (7) completes it: :meth:`add` returns a
   :class:`CommittedTransaction`, unless it has no surviving rows or its commit position is
   ``<= emit_after`` (already emitted before a restart, or covered by the snapshot).
@@ -22,7 +24,6 @@ from __future__ import annotations
 
 import os
 import weakref
-from array import array
 
 from extractor.assemble.errors import AssemblyError, RedoGapError
 from extractor.assemble.open_transaction import OpenTransaction
@@ -40,6 +41,7 @@ from extractor.logminer_row import LogMinerRow, redo_position
 ROW_OVERHEAD_BYTES = 500
 
 START, COMMIT, ROLLBACK, MISSING_SCN = 6, 7, 36, 34
+INSERT, DELETE = 1, 2
 IGNORED_CODES = frozenset({0, 25, 27})
 _NOT_EVENTS = frozenset({START, COMMIT, ROLLBACK, MISSING_SCN}) | IGNORED_CODES
 
@@ -124,17 +126,31 @@ class TransactionBuffer:
             self._spill_largest()
 
     def _cancel(self, transaction: OpenTransaction, row: LogMinerRow) -> None:
-        row_id = row.row_id
-        if row_id is None:
+        """Undo what a ROLLBACK = 1 row compensates.
+
+        An undo DELETE compensates an INSERT: it cancels the row's events back to and
+        including that INSERT (an INSERT with a LOB is followed by the UPDATE writing the LOB,
+        both undone by the one DELETE). Any other undo row cancels the latest event.
+        """
+        if row.row_id is None:
             self._unmatched_rollback_rows += 1
             return
+        if row.operation_code != DELETE:
+            self._cancel_latest(transaction, row.row_id)
+            return
+        while True:
+            cancelled = self._cancel_latest(transaction, row.row_id)
+            if cancelled is None or cancelled.operation_code == INSERT:
+                return
+
+    def _cancel_latest(self, transaction: OpenTransaction, row_id: str) -> LogMinerRow | None:
         slot = transaction.last_by_row_id.get(row_id, -1)
         if slot < 0:
             if transaction.spill is None:
                 self._unmatched_rollback_rows += 1
             else:
                 transaction.spilled_cancels.append((row_id, transaction.first_in_memory))
-            return
+            return None
         before = transaction.previous[slot]
         if before < 0:
             del transaction.last_by_row_id[row_id]
@@ -147,6 +163,7 @@ class TransactionBuffer:
         self._bytes_in_memory -= size
         transaction.live -= 1
         self._cancelled_rows += 1
+        return cancelled
 
     def _commit(self, row: LogMinerRow) -> CommittedTransaction | None:
         transaction = self._open.pop(row.xid, None)
@@ -222,13 +239,8 @@ class TransactionBuffer:
         if transaction.spill is None:
             transaction.spill = SpillFile(self.spill_dir, transaction.xid)
             self._spill_files.add(transaction.spill)
-        self._bytes_spilled_total += transaction.spill.append(transaction.events)
-        transaction.first_in_memory += len(transaction.events)
-        transaction.events = []
-        transaction.last_by_row_id = {}
-        transaction.previous = array("q")
         self._bytes_in_memory -= transaction.memory_bytes
-        transaction.memory_bytes = 0
+        self._bytes_spilled_total += transaction.move_events_to_spill(transaction.spill)
 
     # -- resume, status, metrics ----------------------------------------------------------
 

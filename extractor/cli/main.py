@@ -24,6 +24,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "extractor.cli.generate",
     "extractor.cli.sync",
     "extractor.cli.status",
+    "extractor.cli.verify",
     "extractor.cli.demo",
 )
 

@@ -1,4 +1,10 @@
-"""``oracdc sync``: snapshot new tables, mine, land, ``dbt build`` — once or on an interval."""
+"""``oracdc sync``: snapshot new tables, mine, land, ``dbt build`` — once or on an interval.
+
+Without ``--once`` a failed cycle does not end the loop: the failure is notified (see
+:mod:`extractor.notify`; an unchanged failure only once per ``repeat_after_seconds``), the
+runtime is reopened and the cycle retried after the interval. With ``--once`` a failure is
+notified and the command exits 1 with the one-line reason.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +14,11 @@ import time
 from typing import Any
 
 from extractor.cli.options import add_config_option, config_of
+from extractor.config import OracdcConfig
+from extractor.errors import OracdcError
+from extractor.notify import Failure, Notifier, NotifySettings
 from extractor.pipeline.runtime import open_runtime
-from extractor.pipeline.sync import dbt_settings, run_cycle
+from extractor.pipeline.sync import DbtSettings, dbt_settings, run_cycle
 
 LOG = logging.getLogger(__name__)
 
@@ -20,7 +29,8 @@ def register(subparsers: Any) -> None:
         help="one cycle (--once) or a loop: snapshot new tables, stream, dbt build",
         description="Each cycle snapshots tables not snapshotted yet, mines up to the current "
         "SCN, lands the changes, writes dbt models for new tables and runs `dbt build`, all in "
-        "this process. Without --once it repeats every sync_interval_seconds.",
+        "this process. Without --once it repeats every sync_interval_seconds, also after a "
+        "failed cycle (notified through the notify section of oracdc.yml).",
     )
     add_config_option(parser)
     parser.add_argument("--once", action="store_true", help="run one cycle and stop")
@@ -34,12 +44,36 @@ def run(args: argparse.Namespace) -> int:
     config = config_of(args)
     dbt = dbt_settings(config)
     interval = config.sync_interval_seconds if args.interval is None else args.interval
+    notifier = Notifier(NotifySettings.from_config(config.notify), config.data_dir)
+    cycle = 0
+    while True:
+        try:
+            cycle = _run_cycles(config, dbt, interval, args.once, notifier, cycle)
+            return 0
+        except OracdcError as error:
+            notifier.failed(Failure.from_error(error))
+            if args.once:
+                raise
+            print(f"sync: cycle failed: {error.one_line()}; retrying in {interval:g}s", flush=True)
+            cycle += 1
+            time.sleep(interval)
+
+
+def _run_cycles(
+    config: OracdcConfig,
+    dbt: DbtSettings,
+    interval: float,
+    once: bool,
+    notifier: Notifier,
+    cycle: int,
+) -> int:
+    """Cycles on one runtime until ``once`` is done; an OracdcError ends the runtime."""
     with open_runtime(config) as runtime:
-        cycle = 0
         while True:
             cycle += 1
             started = time.monotonic()
             report = run_cycle(runtime, dbt)
+            notifier.succeeded()
             phases = ", ".join(f"{name} {secs:.1f}s" for name, secs in report.seconds.items())
             print(
                 f"sync: cycle {cycle}: {report.snapshot.rows:,} snapshot rows, "
@@ -47,6 +81,6 @@ def run(args: argparse.Namespace) -> int:
                 f"{report.stream.mined_to_scn} in {time.monotonic() - started:.1f}s ({phases})",
                 flush=True,
             )
-            if args.once:
-                return 0
+            if once:
+                return cycle
             time.sleep(max(0.0, interval - (time.monotonic() - started)))

@@ -48,21 +48,19 @@ def _source_columns(table: TableDef) -> list[dict[str, Any]]:
 
 def staging_sources_yaml(tables: Sequence[TableDef]) -> str:
     """``models/staging/_sources.yml``: the ``_log`` tables, freshness, tests of ``_op``."""
-    metadata_docs = {name: meaning for name, _, meaning in METADATA_COLUMNS}
     source_tables = []
     for table in tables:
         columns = _source_columns(table)
         for name, _, meaning in METADATA_COLUMNS:
-            entry: dict[str, Any] = {"name": name, "description": metadata_docs[name]}
+            entry: dict[str, Any] = {"name": name, "description": meaning}
             if name == "_op":
                 entry["data_tests"] = [
                     "not_null",
                     {"accepted_values": {"arguments": {"values": list(OPERATIONS)}}},
                 ]
-            elif name in ("_batch_id", "_commit_scn", "_scn"):
+            elif name == "_batch_id":
                 entry["data_tests"] = ["not_null"]
             columns.append(entry)
-            del meaning
         source_tables.append(
             {
                 "name": staging_table_name(table.owner, table.name),
@@ -86,25 +84,29 @@ def staging_sources_yaml(tables: Sequence[TableDef]) -> str:
     return _dump(document)
 
 
-def replica_schema_yaml(table: TableDef) -> str:
-    """``models/replica/<owner>__<table>.yml``: docs of every column, tests of the key."""
-    key = consolidation_key(table)
-    columns = _source_columns(table)
-    if key == (ROW_ID_KEY,):
-        columns.append({"name": ROW_ID_KEY})
-    by_name = {column["name"]: column for column in columns}
-    for name in key:
-        by_name[name]["data_tests"] = ["not_null"] + (["unique"] if len(key) == 1 else [])
+def _replica_metadata_columns(key: tuple[str, ...]) -> list[dict[str, Any]]:
+    """The metadata columns of a replica row (no ``_present``); ``_row_id`` when not the key."""
+    columns: list[dict[str, Any]] = []
     for name, _, meaning in METADATA_COLUMNS:
-        if name in ("_present", ROW_ID_KEY) and name in by_name:
-            if name == ROW_ID_KEY:
-                by_name[name]["description"] = meaning
+        if name == "_present":
             continue
-        if name != "_present":
+        if name == ROW_ID_KEY and name in key:
+            columns.append({"name": name, "description": meaning})
+        else:
             columns.append({"name": name, "description": f"Of the latest change: {meaning}"})
     columns.extend(
         {"name": name, "description": meaning} for name, meaning in REPLICA_EXTRA_COLUMNS
     )
+    return columns
+
+
+def replica_schema_yaml(table: TableDef) -> str:
+    """``models/replica/<owner>__<table>.yml``: docs of every column, tests of the key."""
+    key = consolidation_key(table)
+    columns = _source_columns(table) + _replica_metadata_columns(key)
+    for column in columns:
+        if column["name"] in key:
+            column["data_tests"] = ["not_null"] + (["unique"] if len(key) == 1 else [])
     model: dict[str, Any] = {
         "name": replica_model_name(table.owner, table.name),
         "description": f"Replica of Oracle {table.qualified_name} (supplemental logging "

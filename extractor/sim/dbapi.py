@@ -31,6 +31,13 @@ _SNAPSHOT = re.compile(
     r'^SELECT (?P<select>.*), ROWIDTOCHAR\(ROWID\) FROM "(?P<owner>[^"]+)"\."(?P<table>[^"]+)" '
     r"AS OF SCN :scn (?:WHERE ROWID > CHARTOROWID\(:after_rowid\) )?ORDER BY ROWID$"
 )
+_VERIFY_COUNT = re.compile(
+    r'^SELECT COUNT\(\*\) FROM "(?P<owner>[^"]+)"\."(?P<table>[^"]+)" AS OF SCN :scn$'
+)
+_VERIFY_DIGESTS = re.compile(
+    r'^SELECT \* FROM \(SELECT .* FROM "(?P<owner>[^"]+)"\."(?P<table>[^"]+)" AS OF SCN :scn\) '
+    r"WHERE TO_NUMBER\(SUBSTR\(KEY_DIGEST, 1, 3\), 'XXX'\) BETWEEN :bucket_lo AND :bucket_hi$"
+)
 _LOG_GROUP_TYPES = {"ALL": ["ALL COLUMN LOGGING"], "PRIMARY KEY": ["PRIMARY KEY LOGGING"]}
 
 
@@ -114,6 +121,10 @@ class SimCursor:
         handler = self._handlers.get(text)
         if handler is not None:
             self._set_result(handler(binds), None)
+            return self
+        verify = _VERIFY_COUNT.match(text) or _VERIFY_DIGESTS.match(text)
+        if verify:
+            self._set_result(self._verify(verify, text, binds), None)
             return self
         snapshot = _SNAPSHOT.match(text)
         if snapshot:
@@ -282,6 +293,41 @@ class SimCursor:
              row["ROWID"])
             for row in rows
         ]  # fmt: skip
+
+    def _verify(self, match: re.Match[str], text: str, binds: Mapping[str, Any]) -> list[Row]:
+        """VERIFY_COUNT / VERIFY_DIGESTS: computed from the truth by the canonical rules."""
+        from extractor.source.oracle.snapshot import column_converter
+        from extractor.staging_contract import spark_column_name
+        from extractor.verify import canonical
+        from extractor.verify.source_digest import (
+            count_statement,
+            digest_statement,
+            python_digest_row,
+        )
+
+        table = self.db.table(match.group("owner"), match.group("table"))
+        rows = self.db.snapshot_rows(table.owner, table.name, int(binds["scn"]))
+        if text == queries.normalise(count_statement(table)):
+            return [(len(rows),)]
+        forms = {queries.normalise(digest_statement(table, flag)): flag for flag in (False, True)}
+        if text not in forms:
+            raise_oracle_error(904, f"invalid identifier in the verify query of {table.name}")
+        utc_columns = {
+            c.name for c in table.columns if select_expression(c).startswith("SYS_EXTRACT_UTC(")
+        }
+        converters = {c.name: column_converter(c) for c in table.columns}
+        low, high = int(binds["bucket_lo"]), int(binds["bucket_hi"])
+        answer: list[Row] = []
+        for row in rows:
+            values: dict[str, Any] = {"_row_id": str(row["ROWID"])}
+            for column in table.columns:
+                fetched = _fetched(row.get(column.name), column.name in utc_columns)
+                converted = None if fetched is None else converters[column.name](fetched)
+                values[spark_column_name(column.name)] = converted
+            digest = python_digest_row(table, values, forms[text])
+            if low <= canonical.bucket_of(digest.key_digest) <= high:
+                answer.append((*digest.key, digest.key_digest, *digest.digests))
+        return answer
 
     # -- DBMS_LOGMNR ----------------------------------------------------------------------
 

@@ -10,11 +10,13 @@
       earlier_deletes  deletes of touched keys from earlier batches: a late-landed snapshot
                        older than a consolidated delete must not bring the key back
       versions         all of them with one "carried" flag per source column
-      ranked/based     per key, newest first by (_commit_scn, _scn, _redo_pos); the newest full
-                       image (replica row, or a change with _present null) is the base
+      ranked/based/    per key, newest first by (_commit_scn, _scn, _redo_pos); the newest full
+      since_base       image (replica row, or a change with _present null) is the base
       consolidated     per column the newest value carried since the base; metadata of the
                        newest change
-      final            deletes dropped, or kept with _deleted = true (soft deletes)
+      bucketed         plus the key's hash bucket (the partition column)
+      final            deletes dropped (a marker row for a bucket left empty, see
+                       drop_emptied_buckets), or kept with _deleted = true (soft deletes)
 #}
 {% macro consolidate(staging_relation, key_columns, bucket_count=none) -%}
     {{ return(adapter.dispatch('consolidate', 'oracle_cdc')(staging_relation, key_columns, bucket_count)) }}
@@ -125,10 +127,13 @@ based as (
 
 since_base as (
 
-    {# -- no full image at all (a table replicated from the log only, partial logging):
-         every change counts, columns never carried stay NULL -- #}
-    select * from based
-    where _base_rank is null or _version_rank <= _base_rank
+    {# -- no full image at all (a table replicated from the log only, partial logging): every
+         change counts and columns never carried stay NULL. A column the staging table no
+         longer has is carried by the replica row only, so the base does not cut it off -- #}
+    select
+        *,
+        _base_rank is null or _version_rank <= _base_rank as _since_base
+    from based
 
 ),
 
@@ -139,16 +144,57 @@ consolidated as (
         {{ key }},
         {% endfor -%}
         {%- for column in columns if column.quoted not in keys %}
-        {{ oracle_cdc.latest_value(column.quoted, 'case when ' ~ column.carried ~ ' then _version_rank end') }} as {{ column.quoted }},
+        {%- set counted = column.carried ~ (' and _since_base' if column.in_staging else '') %}
+        {{ oracle_cdc.latest_value(column.quoted, 'case when ' ~ counted ~ ' then _version_rank end') }} as {{ column.quoted }},
         {%- endfor %}
         {%- for name in metadata if adapter.quote(name) not in keys %}
         {{ oracle_cdc.latest_value(name, '_version_rank') }} as {{ name }},
         {%- endfor %}
-        count(*) as _versions_since_base
+        count(*) as _versions
     from since_base
     group by {{ key_list }}
 
 ),
+
+bucketed as (
+
+    select
+        *,
+        {{ bucket }} as _bucket
+    from consolidated
+
+),
+{%- if incremental and rewrites_buckets and not soft_deletes %}
+
+{# -- insert_overwrite leaves a partition untouched when the query writes nothing to it, so a
+     touched bucket whose keys were all deleted keeps one marker row (every column NULL);
+     drop_emptied_buckets drops such partitions after the insert -- #}
+live_per_bucket as (
+
+    select
+        *,
+        count_if(_op <> 'd') over (partition by _bucket) as _live_in_bucket,
+        row_number() over (partition by _bucket order by _commit_scn, _scn, _redo_pos) as _row_in_bucket
+    from bucketed
+
+),
+
+final as (
+
+    select
+        {%- for column in columns %}
+        case when _live_in_bucket > 0 then {{ column.quoted }} end as {{ column.quoted }},
+        {%- endfor %}
+        {%- for name in metadata %}
+        case when _live_in_bucket > 0 then {{ name }} end as {{ name }},
+        {%- endfor %}
+        _live_in_bucket = 0 as _deleted,
+        _bucket
+    from live_per_bucket
+    where _op <> 'd' or (_live_in_bucket = 0 and _row_in_bucket = 1)
+
+)
+{%- else %}
 
 final as (
 
@@ -160,36 +206,14 @@ final as (
         {{ name }},
         {%- endfor %}
         _op = 'd' as _deleted,
-        {{ bucket }} as _bucket
-    from consolidated
-    {% if not soft_deletes and (rewrites_buckets or not incremental) -%}
+        _bucket
+    from bucketed
+    {%- if not soft_deletes and (rewrites_buckets or not incremental) %}
     where _op <> 'd'
-    {%- endif %}
-    {%- if incremental and rewrites_buckets and not soft_deletes %}
-
-    union all
-
-    {# -- a touched bucket left without rows is not overwritten by insert_overwrite (no output
-         partition), so one marker row keeps it in the output; drop_emptied_buckets removes
-         it after the insert -- #}
-    select
-        {%- for column in columns %}
-        cast(null as {{ column.data_type }}) as {{ column.quoted }},
-        {%- endfor %}
-        {%- for name in metadata %}
-        cast(null as {{ metadata[name] }}) as {{ name }},
-        {%- endfor %}
-        true as _deleted,
-        emptied._bucket
-    from (
-        select distinct touched._bucket from touched_keys as touched
-        where touched._bucket not in (
-            select {{ bucket }} from consolidated where _op <> 'd'
-        )
-    ) as emptied
     {%- endif %}
 
 )
+{%- endif %}
 
 select * from final
 {%- endmacro %}

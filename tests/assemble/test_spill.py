@@ -6,7 +6,9 @@ import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
 
-from extractor.assemble import CommittedTransaction, TransactionBuffer
+import pytest
+
+from extractor.assemble import CommittedTransaction, SpillError, TransactionBuffer
 from extractor.logminer_row import LogMinerRow
 
 from .rows import XID_A, XID_B, commit, rollback_all, row, start, undo, update
@@ -160,3 +162,26 @@ def test_metrics_report_memory_spill_and_open_transactions(tmp_path: Path) -> No
     assert metrics.open_transactions == 1
     assert 0 < metrics.bytes_in_memory <= 4 * 1024
     assert metrics.bytes_spilled_total == spill_files(tmp_path)[0].stat().st_size
+
+
+def test_missing_spill_directory_is_created(tmp_path: Path) -> None:
+    spill_dir = tmp_path / "not" / "yet"
+    buffer = TransactionBuffer(4 * 1024, spill_dir)
+
+    for r in big_transaction(XID_A, 50):
+        buffer.add(r)
+
+    assert len(spill_files(spill_dir)) == 1
+
+
+def test_unusable_spill_directory_is_a_spill_error_naming_the_transaction(tmp_path: Path) -> None:
+    not_a_directory = tmp_path / "file"
+    not_a_directory.write_text("")
+    buffer = TransactionBuffer(4 * 1024, not_a_directory)
+
+    with pytest.raises(SpillError) as caught:
+        for r in big_transaction(XID_A, 50):
+            buffer.add(r)
+
+    assert caught.value.xid == XID_A
+    assert caught.value.fix is not None

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
 
 from extractor.assemble import (
+    AssemblyError,
     CommitPosition,
     CommittedTransaction,
     RedoGapError,
@@ -159,8 +161,8 @@ def test_commit_of_an_unseen_transaction_emits_nothing(buffer: TransactionBuffer
     assert feed(buffer, [start(XID_A, 100), commit(XID_A, 101), commit(XID_B, 102)]) == []
 
 
-@pytest.mark.parametrize("code", [0, 25])
-def test_internal_and_select_for_update_rows_carry_no_change(
+@pytest.mark.parametrize("code", [0, 25, 27])
+def test_internal_select_for_update_and_marker_rows_carry_no_change(
     buffer: TransactionBuffer, code: int
 ) -> None:
     rows = [
@@ -176,8 +178,8 @@ def test_internal_and_select_for_update_rows_carry_no_change(
     assert buffer.metrics().ignored_rows == 1
 
 
-@pytest.mark.parametrize("code", [5, 9, 10, 255])
-def test_ddl_lob_and_unsupported_rows_are_buffered_as_changes(
+@pytest.mark.parametrize("code", [5, 9, 10, 11, 28, 29, 70, 255])
+def test_ddl_lob_xml_and_unsupported_rows_are_buffered_as_changes(
     buffer: TransactionBuffer, code: int
 ) -> None:
     rows = [start(XID_A, 100), row(code, XID_A, 101, sql_redo="stmt;"), commit(XID_A, 102)]
@@ -271,3 +273,49 @@ def test_snapshot_handover_emits_only_transactions_committing_after_the_snapshot
     emitted = feed(buffer, rows)
 
     assert [t.xid for t in emitted] == [XID_B]
+
+
+def test_commit_row_with_a_malformed_rs_id_is_an_assembly_error(tmp_path: Path) -> None:
+    buffer = TransactionBuffer(BUDGET, tmp_path, emit_after=CommitPosition.after_snapshot(105))
+    buffer.add(insert(XID_A, 101, 1))
+    bad = dataclasses.replace(commit(XID_A, 105), rs_id=" garbage ")
+
+    with pytest.raises(AssemblyError) as caught:
+        buffer.add(bad)
+
+    assert (caught.value.xid, caught.value.scn) == (XID_A, 105)
+
+
+def undo_insert(xid: str, scn: int, *, row_id: str = ROWID_1) -> LogMinerRow:
+    """The compensating DELETE (ROLLBACK = 1) Oracle writes when an INSERT is rolled back."""
+    return row(
+        2,
+        xid,
+        scn,
+        rollback=1,
+        row_id=row_id,
+        sql_redo=f'delete from "SCOTT"."EMP" where "EMPNO" = \'7\' and ROWID = \'{row_id}\';',
+    )
+
+
+def test_undo_delete_cancels_an_insert_and_the_lob_write_that_followed_it(
+    buffer: TransactionBuffer,
+) -> None:
+    # An INSERT of a row with a LOB is two redo rows (INSERT with EMPTY_CLOB(), then the UPDATE
+    # writing the LOB); rolling the statement back gives one compensating DELETE.
+    kept = update(XID_A, 101, "KEPT", row_id=ROWID_2)
+    inserted, lob_write = insert(XID_A, 102, 7), update(XID_A, 102, "LOB")
+    rows = [start(XID_A, 100), kept, inserted, lob_write, undo_insert(XID_A, 103)]
+
+    (done,) = feed(buffer, [*rows, commit(XID_A, 104)])
+
+    assert texts(done) == [kept.sql_redo]
+
+
+def test_undo_delete_leaves_changes_made_before_the_insert(buffer: TransactionBuffer) -> None:
+    before = update(XID_A, 101, "BEFORE")  # the row existed, was deleted and re-inserted
+    rows = [start(XID_A, 100), before, insert(XID_A, 102, 7), undo_insert(XID_A, 103)]
+
+    (done,) = feed(buffer, [*rows, commit(XID_A, 104)])
+
+    assert texts(done) == [before.sql_redo]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import shutil
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -127,9 +127,3 @@ def _failure_text(result: Any) -> str:
         if status.lower() not in ("success", "pass"):
             messages.append(f"{node_result.node.name}: {status}: {node_result.message}")
     return "; ".join(messages) or "unknown failure"
-
-
-def read_replica(spark: Any, model: str, order_by: Sequence[str]) -> list[dict[str, Any]]:
-    """All rows of a replica as dicts, without the per-run metadata, ordered by ``order_by``."""
-    frame = spark.table(f"{REPLICA_SCHEMA}.{model}").orderBy(*order_by)
-    return [row.asDict() for row in frame.collect()]

@@ -37,6 +37,11 @@ from extractor.staging_contract import replica_model_name
 pytestmark = pytest.mark.spark
 
 VIEW = "hr__employees_with_department"
+HISTORY_TABLES = (PARTIAL, DELETES, DUPLICATES)
+HISTORY_MODEL = """
+{{{{ config(materialized='table') }}}}
+{{{{ oracle_cdc.history(source('oracdc_staging', '{staging}'), key_columns={key}) }}}}
+"""
 
 
 def model(table: TableDef) -> str:
@@ -53,6 +58,7 @@ class History:
     partitions: dict[str, list[str]] = field(default_factory=dict)
     view_columns: dict[str, list[str]] = field(default_factory=dict)
     command_results: dict[str, Any] = field(default_factory=dict)
+    histories: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     def rows(self, phase: str, table: TableDef) -> list[dict[str, Any]]:
         return self.phases[phase][model(table)]
@@ -93,10 +99,29 @@ def _soft_deletes_for(project: Path, table: TableDef) -> None:
     path.write_text(edited)
 
 
+def _add_history_models(project: Path) -> None:
+    """History (SCD2) models, written as an engineer would: a table model calling the macro."""
+    folder = project / "models" / "history"
+    folder.mkdir(parents=True)
+    for table in HISTORY_TABLES:
+        staging = f"{model(table)}_log"
+        key = list(consolidation_key(table))
+        text = HISTORY_MODEL.format(staging=staging, key=key)
+        (folder / f"{model(table)}_history.sql").write_text(text)
+
+
+def _read_histories(spark: Any, history: History) -> None:
+    for table in HISTORY_TABLES:
+        frame = spark.table(f"{REPLICA_SCHEMA}.{model(table)}_history")
+        ordered = frame.orderBy(*consolidation_key(table), "_valid_from_scn")
+        history.histories[model(table)] = [r.asDict() for r in ordered.collect()]
+
+
 @pytest.fixture(scope="module")
 def history(spark: Any, dbt_project: Path) -> History:
     generate_project_files(TABLES, dbt_project)
     _soft_deletes_for(dbt_project, SOFT_DELETES)
+    _add_history_models(dbt_project)
     result = History(project=dbt_project)
     landing = Landing()
     landing.phase1(spark)
@@ -105,6 +130,7 @@ def history(spark: Any, dbt_project: Path) -> History:
     landing.phase2(spark)
     dbt(dbt_project, "run")
     _snapshot(spark, result, "phase2")
+    _read_histories(spark, result)
     dbt(dbt_project, "run")
     _snapshot(spark, result, "phase3")
     result.command_results["test"] = dbt(dbt_project, "test")
@@ -279,6 +305,41 @@ def test_incremental_runs_equal_one_full_refresh(history: History) -> None:
     incremental = {m: history.phases["phase3"][m] for m in compared}
     full = {m: history.phases["full_refresh"][m] for m in compared}
     assert full == incremental
+
+
+# --- history (SCD type 2) -----------------------------------------------------------------
+
+
+def _versions(history: History, table: TableDef, id_: int, *columns: str) -> list[tuple[Any, ...]]:
+    return [
+        (r["_valid_from_scn"], r["_valid_to_scn"], *(r[c] for c in columns))
+        for r in history.histories[model(table)]
+        if r["id"] == id_
+    ]
+
+
+def test_history_has_one_row_per_version_with_merged_partial_images(history: History) -> None:
+    assert _versions(history, PARTIAL, 1, "a", "b", "c") == [
+        (100, 110, "a1", "b1", "c1"),
+        (110, 120, "a1", None, "c1"),
+        (120, None, "a1", None, "c3"),
+    ]
+
+
+def test_history_ends_a_version_at_a_delete(history: History) -> None:
+    assert _versions(history, DELETES, 1, "v") == [(100, 110, "first"), (120, None, "re-inserted")]
+
+
+def test_history_counts_a_change_landed_twice_once(history: History) -> None:
+    assert _versions(history, DUPLICATES, 1, "v") == [
+        (100, 110, "inserted"),
+        (110, None, "updated"),
+    ]
+
+
+def test_history_marks_only_the_latest_version_current(history: History) -> None:
+    rows = [r for r in history.histories[model(PARTIAL)] if r["id"] == 1]
+    assert [r["_is_current"] for r in rows] == [False, False, True]
 
 
 # --- dbt commands on the generated project --------------------------------------------------

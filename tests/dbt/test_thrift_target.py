@@ -23,7 +23,8 @@ from extractor.land.spark_session import run_dbt
 pytestmark = pytest.mark.thrift
 
 
-def sql_literal(value: Any) -> str:
+def sql_literal(value: Any, ddl: str) -> str:
+    """``value`` as a Spark SQL literal of the staging column type ``ddl``."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -31,9 +32,10 @@ def sql_literal(value: Any) -> str:
     if isinstance(value, int | Decimal):
         return str(value)
     if isinstance(value, dt.datetime):
-        return f"timestamp_ntz'{value.isoformat(sep=' ')}'"
+        kind = "timestamp" if ddl == "TIMESTAMP" else "timestamp_ntz"
+        return f"{kind}'{value.isoformat(sep=' ')}'"
     if isinstance(value, list):
-        return "array(" + ", ".join(sql_literal(v) for v in value) + ")"
+        return "array(" + ", ".join(sql_literal(v, "STRING") for v in value) + ")"
     return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
@@ -44,13 +46,7 @@ def land_over_thrift(cursor: Any, staging: StagingTable, changes: list[Change]) 
     for change in changes:
         record = {name: change.values.get(name) for name, _ in staging.columns()}
         record.update(change.metadata())
-        # the contract types _commit_ts/_extracted_at as TIMESTAMP (with zone semantics)
-        literals = [
-            sql_literal(record[name]).replace("timestamp_ntz'", "timestamp'")
-            if ddl == "TIMESTAMP"
-            else sql_literal(record[name])
-            for name, ddl in staging.columns()
-        ]
+        literals = [sql_literal(record[name], ddl) for name, ddl in staging.columns()]
         rows.append("(" + ", ".join(literals) + ")")
     cursor.execute(f"insert into {staging.name} values {', '.join(rows)}")
 

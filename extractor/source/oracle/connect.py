@@ -36,7 +36,8 @@ def connect(dsn: str, user: str, password: str, *, wallet_dir: str | None = None
 
 def read_password(source: Mapping[str, Any]) -> str:
     """The password named by ``password_env`` (an environment variable) or ``password_file``
-    (a file readable by its owner only; one trailing newline is dropped)."""
+    (a regular file owned by this user with no group or other permission bits; one trailing
+    newline is dropped). The password itself never appears in a message."""
     env_name = source.get("password_env")
     if env_name:
         value = os.environ.get(str(env_name))
@@ -50,17 +51,30 @@ def read_password(source: Mapping[str, Any]) -> str:
     if file_name:
         path = Path(str(file_name))
         try:
-            mode = path.stat().st_mode
+            info = path.stat()
+        except OSError as error:
+            raise SourceConnectionError(
+                f"cannot read source.password_file {path}: {error.strerror}"
+            ) from None
+        if not stat.S_ISREG(info.st_mode):
+            raise SourceConnectionError(f"source.password_file {path} is not a regular file")
+        if info.st_mode & (stat.S_IRWXG | stat.S_IRWXO):
+            raise SourceConnectionError(
+                f"source.password_file {path} is accessible to group or others "
+                f"(mode {stat.S_IMODE(info.st_mode):o})",
+                fix=f"chmod 600 {path}",
+            )
+        if hasattr(os, "getuid") and info.st_uid != os.getuid():
+            raise SourceConnectionError(
+                f"source.password_file {path} is not owned by the user running oracdc",
+                fix=f"chown the file to this user and chmod 600 {path}",
+            )
+        try:
             text = path.read_text(encoding="utf-8")
         except OSError as error:
             raise SourceConnectionError(
                 f"cannot read source.password_file {path}: {error.strerror}"
             ) from None
-        if mode & (stat.S_IRWXG | stat.S_IRWXO):
-            raise SourceConnectionError(
-                f"source.password_file {path} is readable by others",
-                fix=f"chmod 600 {path}",
-            )
         return text[:-1] if text.endswith("\n") else text
     raise SourceConnectionError(
         "no password configured for the Oracle source",

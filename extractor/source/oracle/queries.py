@@ -125,6 +125,55 @@ EXPR_UTC_TIMESTAMP_TEXT: Final = (
     "TO_CHAR(SYS_EXTRACT_UTC({column}), 'YYYY-MM-DD HH24:MI:SS.FF{digits}') || ' +00:00'"
 )
 
+# -- verify (extractor.verify; digests defined in extractor.verify.canonical) -------------
+
+VERIFY_COUNT: Final = "SELECT COUNT(*) FROM {table} AS OF SCN :scn"
+
+# One row per key of the bucket range: key texts K1.., KEY_DIGEST, then digests D1.. (the
+# row's group digests, or, to name changed columns, one digest per column).
+VERIFY_DIGESTS: Final = (
+    "SELECT * FROM (SELECT {key_list}, {key_digest} AS KEY_DIGEST, {digest_list} "
+    "FROM {table} AS OF SCN :scn) "
+    "WHERE TO_NUMBER(SUBSTR(KEY_DIGEST, 1, 3), 'XXX') BETWEEN :bucket_lo AND :bucket_hi"
+)
+
+# Canonical text of one value ({column} a quoted identifier; NULL stays NULL).
+VERIFY_TEXT_NUMBER: Final = (
+    "CASE WHEN {column} = 0 THEN '0' "
+    "ELSE REGEXP_REPLACE(TO_CHAR({column}, 'TM9'), '^(-?)\\.', '\\10.') END"
+)
+VERIFY_TEXT_DOUBLE: Final = (
+    "CASE WHEN {column} = BINARY_DOUBLE_NAN THEN 'NaN' "
+    "WHEN {column} = BINARY_DOUBLE_INFINITY THEN 'Infinity' "
+    "WHEN {column} = -BINARY_DOUBLE_INFINITY THEN '-Infinity' "
+    "ELSE LTRIM(TO_CHAR(TO_BINARY_DOUBLE({column}), '9.0000000000000000EEEE')) END"
+)
+VERIFY_TEXT_DATE: Final = "TO_CHAR({column}, 'YYYY-MM-DD HH24:MI:SS') || '.000000'"
+VERIFY_TEXT_TIMESTAMP: Final = "TO_CHAR({column}, 'YYYY-MM-DD HH24:MI:SS.FF6')"
+VERIFY_TEXT_UTC_TIMESTAMP: Final = "TO_CHAR(SYS_EXTRACT_UTC({column}), 'YYYY-MM-DD HH24:MI:SS.FF6')"
+VERIFY_TEXT_INTERVAL_YM: Final = (
+    "CASE WHEN {column} < INTERVAL '0' MONTH THEN '-' END || ABS(EXTRACT(YEAR FROM {column})) "
+    "|| '-' || LPAD(ABS(EXTRACT(MONTH FROM {column})), 2, '0')"
+)
+VERIFY_TEXT_INTERVAL_DS: Final = (
+    "CASE WHEN {column} < INTERVAL '0' SECOND THEN '-' END || ABS(EXTRACT(DAY FROM {column})) "
+    "|| ' ' || LPAD(ABS(EXTRACT(HOUR FROM {column})), 2, '0') "
+    "|| ':' || LPAD(ABS(EXTRACT(MINUTE FROM {column})), 2, '0') "
+    "|| ':' || RTRIM(TO_CHAR(ABS(EXTRACT(SECOND FROM {column})), 'FM00.999999999'), '.')"
+)
+VERIFY_TEXT_NATIONAL: Final = "TO_CHAR({column})"
+VERIFY_TEXT_ROWID: Final = "ROWIDTOCHAR({column})"
+VERIFY_TEXT_BINARY_KEY: Final = "RAWTOHEX({column})"
+# Column digests: of the canonical text, of RAW bytes, of LOB content (DBMS_CRYPTO.HASH
+# with HASH_SH256 = 4; a CLOB is hashed in AL32UTF8).
+VERIFY_DIGEST_TEXT: Final = (
+    "CASE WHEN {column} IS NULL THEN '-' ELSE RAWTOHEX(STANDARD_HASH({text}, 'SHA256')) END"
+)
+VERIFY_DIGEST_LOB: Final = (
+    "CASE WHEN {column} IS NULL THEN '-' ELSE RAWTOHEX(DBMS_CRYPTO.HASH({column}, 4)) END"
+)
+VERIFY_DIGEST_COMBINED: Final = "RAWTOHEX(STANDARD_HASH({digests}, 'SHA256'))"
+
 # Every complete statement, by name (the parse test and the simulator iterate over it).
 STATEMENTS: Final[dict[str, str]] = {
     "CURRENT_SCN": CURRENT_SCN,

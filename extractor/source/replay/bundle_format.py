@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -288,6 +288,37 @@ def read_logminer(bundle: Path, offset: int = 0, first_line: int = 1) -> LogMine
     lines, next_offset = _json_lines(path, offset, first_line)
     rows = [_logminer_row(path, number, raw) for number, raw in lines]
     return LogMinerChunk(rows, next_offset, first_line + len(lines))
+
+
+def iter_logminer(
+    bundle: Path, offset: int = 0, first_line: int = 1, *, stop_offset: int | None = None
+) -> Iterator[tuple[int, int, int, LogMinerRow]]:
+    """``(line number, line start offset, line end offset, row)`` of every line from ``offset``
+    (up to ``stop_offset``), read one line at a time: memory does not grow with the file.
+    A last line without a newline that is not valid JSON is still being written: it ends
+    the iteration (read it next time)."""
+    path = bundle / LOGMINER_FILE
+    if not path.exists():
+        raise BundleError(path, "is missing (a bundle needs its LogMiner rows, even if empty)")
+    number = first_line
+    with path.open("rb") as handle:
+        handle.seek(offset)
+        position = offset
+        while stop_offset is None or position < stop_offset:
+            raw_line = handle.readline()
+            if not raw_line:
+                return
+            complete = raw_line.endswith(b"\n")
+            if raw_line.strip():
+                try:
+                    value = json.loads(raw_line.decode("utf-8"))
+                except (json.JSONDecodeError, UnicodeDecodeError) as error:
+                    if not complete:
+                        return
+                    raise BundleError(path, f"not a JSON object: {error}", number) from None
+                yield number, position, position + len(raw_line), _logminer_row(path, number, value)
+            position += len(raw_line)
+            number += 1
 
 
 def append_logminer(bundle: Path, rows: Iterable[LogMinerRow]) -> None:

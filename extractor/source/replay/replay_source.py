@@ -19,6 +19,7 @@ Mining: rows are filtered as ``queries.LOGMNR_CONTENTS`` filters them on Oracle.
 from __future__ import annotations
 
 import bisect
+from array import array
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
@@ -47,8 +48,11 @@ class ReplaySource:
             raise fmt.BundleError(self._path, "is not a directory")
         self._header = fmt.read_header(self._path)
         self._tables: dict[tuple[str, str], TableDef] = {}
-        self._rows: list[LogMinerRow] = []
-        self._scns: list[int] = []
+        # An index of logminer.jsonl, not its rows: memory stays small for large bundles.
+        self._scns = array("q")  # SCN of every row, in file order
+        self._offsets = array("q")  # byte offset of every row's line
+        self._first_scn: dict[str, int] = {}  # per XID: SCN of its first row
+        self._end_scn: dict[str, int] = {}  # per XID: SCN of its first COMMIT/ROLLBACK row
         self._offset = 0
         self._next_line = 1
         self._file_size = 0
@@ -123,13 +127,12 @@ class ReplaySource:
 
     def open_transaction_start_scn(self, at_scn: int) -> int | None:
         self._load_logminer()
-        first_seen: dict[str, int] = {}
-        ended: dict[str, int] = {}
-        for row in self._rows[: bisect.bisect_right(self._scns, at_scn)]:
-            first_seen.setdefault(row.xid, row.scn)
-            if row.operation_code in _TRANSACTION_END:
-                ended[row.xid] = row.scn
-        open_starts = [scn for xid, scn in first_seen.items() if xid not in ended]
+        ended = self._end_scn
+        open_starts = [
+            scn
+            for xid, scn in self._first_scn.items()
+            if scn <= at_scn and ended.get(xid, at_scn + 1) > at_scn
+        ]
         return min(open_starts) if open_starts else None
 
     def snapshot_batches(
@@ -167,11 +170,20 @@ class ReplaySource:
         high = bisect.bisect_right(self._scns, end_scn)
         owners = {t.owner for t in tables}
         names = {(t.owner, t.name) for t in tables}
-        yield (row for row in self._rows[low:high] if _selected(row, owners, names))
+        if low >= high:
+            yield iter(())
+            return
+        stop = self._offsets[high] if high < len(self._offsets) else self._offset
+        lines = fmt.iter_logminer(self._path, self._offsets[low], stop_offset=stop)
+        yield (row for _, _, _, row in lines if _selected(row, owners, names))
 
     def close(self) -> None:
-        self._rows = []
-        self._scns = []
+        self._reset_index()
+
+    def _reset_index(self) -> None:
+        self._scns, self._offsets = array("q"), array("q")
+        self._first_scn, self._end_scn = {}, {}
+        self._offset, self._next_line, self._file_size = 0, 1, 0
 
     # -- internals ------------------------------------------------------------------------
 
@@ -210,13 +222,20 @@ class ReplaySource:
         path = self._path / fmt.LOGMINER_FILE
         size = path.stat().st_size if path.exists() else 0
         if size < self._file_size:  # rewritten, not appended: start over
-            self._rows, self._scns, self._offset, self._next_line = [], [], 0, 1
-        chunk = fmt.read_logminer(self._path, self._offset, self._next_line)
-        self._rows.extend(chunk.rows)
-        self._scns.extend(r.scn for r in chunk.rows)
-        self._offset, self._next_line, self._file_size = chunk.next_offset, chunk.next_line, size
-        if any(a > b for a, b in zip(self._scns, self._scns[1:], strict=False)):
-            raise fmt.BundleError(path, "rows are not in SCN order")
+            self._reset_index()
+        last_scn = self._scns[-1] if self._scns else None
+        for number, start, end, row in fmt.iter_logminer(self._path, self._offset, self._next_line):
+            if last_scn is not None and row.scn < last_scn:
+                self._reset_index()
+                raise fmt.BundleError(path, "rows are not in SCN order")
+            last_scn = row.scn
+            self._scns.append(row.scn)
+            self._offsets.append(start)
+            self._first_scn.setdefault(row.xid, row.scn)
+            if row.operation_code in _TRANSACTION_END:
+                self._end_scn.setdefault(row.xid, row.scn)
+            self._offset, self._next_line = end, number + 1
+        self._file_size = size
 
     def _check_logs(self, start_scn: int, end_scn: int) -> None:
         logs = fmt.read_logs(self._path)

@@ -1,0 +1,202 @@
+"""Extract + land throughput: a recorded replay bundle into the Spark staging tables.
+
+    .venv/bin/python bench/extract_land_bench.py --rows 100k,1M [--repeat 2] [--tables 5]
+
+For each row count: a simulated workload over ``--tables`` tables is recorded once as a
+replay bundle under ``bench/results/bundles/`` (reused by later runs; generation and
+recording are not timed), then a fresh child process (one JVM at a time) opens the pipeline
+on the bundle exactly as ``oracdc stream --once`` would (``open_runtime`` on a ``replay``
+source, ``Extractor.snapshot`` then ``Extractor.stream_once``) and times the phases:
+
+- ``read``: every call into the source (loading and decoding the bundle, serving rows);
+- ``parse+type``: ``ChangeBuilder.build`` (SQL_REDO parsing, value typing, change rows);
+- ``arrow``: ``change_batch`` (change rows to an Arrow table);
+- ``spark``: ``StagingWriter.append`` (Arrow into the Parquet staging table);
+- ``assemble+loop``: the rest of ``stream_once``: CSF joining, transaction assembly,
+  checkpoints and stats.
+
+Peak RSS is the Python process's (``ru_maxrss``; the JVM is another process), so the 100k
+and 1M runs show whether memory grows with rows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from _common import (
+    RESULTS_DIR,
+    BenchRun,
+    PhaseTimer,
+    TimedSource,
+    current_rss_mb,
+    format_table,
+    instrumented,
+    parse_counts,
+    peak_rss_mb,
+    rate,
+)
+
+TARGET_ROWS_PER_S = 50_000
+PHASES = ("read", "assemble+loop", "parse+type", "arrow", "spark")
+_WORKLOAD_CHUNK = 2_000  # transactions per WorkloadRunner.run call while recording
+
+
+def bundle_dir(rows: int, tables: int, seed: int, root: Path = RESULTS_DIR) -> Path:
+    return root / "bundles" / f"extract-{rows}-t{tables}-s{seed}"
+
+
+def record(rows: int, tables: int, seed: int, out: Path) -> dict[str, Any]:
+    """Record a workload of at least ``rows`` DML rows as a bundle in ``out`` (once)."""
+    meta_path = out / "bench-meta.json"
+    if meta_path.exists():
+        meta: dict[str, Any] = json.loads(meta_path.read_text(encoding="utf-8"))
+        return meta
+    from extractor.sim.database import SimDatabase
+    from extractor.sim.workload import WorkloadRunner, WorkloadSpec
+    from extractor.source.replay.recorder import record_bundle
+
+    started = time.perf_counter()
+    db = SimDatabase()
+    runner = WorkloadRunner(db, WorkloadSpec(tables=tables, seed=seed, open_at_end=0))
+    runner.create_tables()
+    while runner.dml_rows < rows:
+        runner.run(min(_WORKLOAD_CHUNK, max(1, (rows - runner.dml_rows) // 4)))
+    runner.close_all()
+    shutil.rmtree(out, ignore_errors=True)
+    record_bundle(db, out)
+    meta = {
+        "dml_rows": runner.dml_rows,
+        "committed": runner.committed,
+        "rolled_back": runner.rolled_back,
+        "record_seconds": round(time.perf_counter() - started, 1),
+        "bundle_bytes": sum(p.stat().st_size for p in out.iterdir()),
+    }
+    meta_path.write_text(json.dumps(meta) + "\n", encoding="utf-8")
+    return meta
+
+
+def measure(bundle: Path, work: Path, *, profile: Path | None = None) -> dict[str, Any]:
+    """Stream the whole bundle into fresh staging tables under ``work``; phase seconds."""
+    from extractor.config import config_from_mapping
+    from extractor.land.spark_session import get_spark
+    from extractor.pipeline.runtime import open_runtime, spark_settings
+    from extractor.source.factory import open_source
+
+    config = config_from_mapping(
+        {
+            "source": {"kind": "replay", "path": str(bundle)},
+            "tables": ["SIM.*"],
+            "data_dir": str(work / "data"),
+            "staging_schema": "bench_staging",
+        },
+        base_dir=work,
+    )
+    timer = PhaseTimer()
+    spark = get_spark(spark_settings(config))
+    spark.sql("select 1").collect()  # JVM warm before the clock starts
+    rss_before = current_rss_mb()
+    source = TimedSource(open_source(config.source), timer)
+    with open_runtime(config, source=source, spark=spark) as runtime:
+        extractor = runtime.extractor
+        with instrumented(extractor, timer):
+            started = time.perf_counter()
+            extractor.snapshot()  # no snapshot files: marks the tables done, loads the bundle
+            snapshot_seconds = time.perf_counter() - started
+            profiler = None
+            if profile is not None:
+                import cProfile
+
+                profiler = cProfile.Profile()
+                profiler.enable()
+            started = time.perf_counter()
+            result = extractor.stream_once()
+            total = time.perf_counter() - started + snapshot_seconds
+            if profiler is not None:
+                profiler.disable()
+                profiler.dump_stats(str(profile))
+            landed = sum(
+                extractor._writer.landed_rows(extractor.registry.staging_def(t))
+                for t in extractor.registry.resolve()
+            )
+    measured = [name for name in PHASES if name != "assemble+loop"]
+    phases = {name: round(timer.seconds.get(name, 0.0), 2) for name in measured}
+    phases["assemble+loop"] = round(total - sum(phases.values()), 2)
+    return {
+        "change_rows": result.change_rows,
+        "landed_rows": landed,
+        "transactions": result.transactions,
+        "windows": result.windows,
+        "snapshot_s": round(snapshot_seconds, 2),
+        "total_s": round(total, 2),
+        "rows_per_s": round(rate(result.change_rows, total)),
+        **{f"{name}_s": phases[name] for name in PHASES},
+        "rss_before_mb": round(rss_before),
+        "peak_rss_mb": round(peak_rss_mb()),
+    }
+
+
+def run_child(rows: int, tables: int, seed: int, profile: Path | None) -> dict[str, Any]:
+    """One measurement in a fresh Python process (its own peak RSS, its own JVM)."""
+    command = [sys.executable, __file__, "--child", "--rows", str(rows), "--tables", str(tables)]
+    command += ["--seed", str(seed)]
+    if profile is not None:
+        command += ["--profile", str(profile)]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"child run failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    last = done.stdout.strip().splitlines()[-1]
+    result: dict[str, Any] = json.loads(last)
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", default="100k,1M", help="DML rows per bundle, comma list")
+    parser.add_argument("--tables", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--repeat", type=int, default=1, help="measurements per row count")
+    parser.add_argument("--profile", type=Path, help="cProfile stats file of the stream phase")
+    parser.add_argument("--bundles", type=Path, default=RESULTS_DIR, help="bundle cache root")
+    parser.add_argument("--record-only", action="store_true", help="record bundles, no runs")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    counts = parse_counts(args.rows)
+    if args.child:
+        bundle = bundle_dir(counts[0], args.tables, args.seed, args.bundles)
+        with tempfile.TemporaryDirectory(prefix="oracdc-extract-bench-") as work:
+            print(json.dumps(measure(bundle, Path(work), profile=args.profile)))
+        return 0
+    run = BenchRun("extract_land", vars(args))
+    for rows in counts:
+        bundle = bundle_dir(rows, args.tables, args.seed, args.bundles)
+        print(f"recording (or reusing) bundle of {rows:,} DML rows in {bundle}", flush=True)
+        meta = record(rows, args.tables, args.seed, bundle)
+        if args.record_only:
+            print(meta)
+            continue
+        for attempt in range(1, args.repeat + 1):
+            measured = run_child(rows, args.tables, args.seed, args.profile)
+            row = run.add(rows=rows, run=attempt, **meta, **measured)
+            print(format_table([row], ["rows", "run", "rows_per_s", "peak_rss_mb"]), flush=True)
+    columns = ["rows", "run", "change_rows", "total_s", "rows_per_s"]
+    columns += [f"{name}_s" for name in PHASES] + ["peak_rss_mb", "load_1m"]
+    print(format_table(run.rows, columns))
+    best = max((r["rows_per_s"] for r in run.rows), default=0)
+    print(f"target {TARGET_ROWS_PER_S:,} rows/s; best {best:,} rows/s")
+    print(f"results: {run.save(args.bundles if args.bundles != RESULTS_DIR else RESULTS_DIR)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,158 @@
+"""``oracdc verify``: compare every replica with the source at one SCN.
+
+Exit codes: 0 every verified table matches, 3 differences found, 1 verification could not
+run (the one-line error says why), 2 bad command line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from extractor.cli.options import add_config_option, config_of
+from extractor.config import OracdcConfig
+from extractor.dictionary import TableDef
+from extractor.land.checkpoint import CHECKPOINT_FILE, Checkpoint
+from extractor.land.spark_session import get_spark
+from extractor.pipeline.runtime import open_configured_source, spark_settings
+from extractor.source.base import Source
+from extractor.verify.errors import VerifyError
+from extractor.verify.reconcile import TableVerification, VerifyOptions, verify_table
+from extractor.verify.replica_digest import ReplicaDigests
+from extractor.verify.report import DifferenceFile, example_lines, table_line
+from extractor.verify.source_digest import SourceDigests
+
+EXIT_MATCH = 0
+EXIT_DIFFERENCES = 3
+REPLICA_SCHEMA_ENV = "ORACDC_DBT_SCHEMA"
+DEFAULT_REPLICA_SCHEMA = "oracdc"
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "verify",
+        help="compare every replica with the source at one SCN (exit 3 on differences)",
+        description="Row counts, then per-key digests of all columns on both sides at one SCN "
+        "(default: the SCN the replicas are at). Exit 0: all match; 3: differences; 1: error.",
+    )
+    add_config_option(parser)
+    parser.add_argument(
+        "--tables", nargs="+", metavar="PATTERN", help="only OWNER.TABLE patterns (* and ?)"
+    )
+    parser.add_argument(
+        "--sample", type=_fraction, default=None, metavar="FRACTION",
+        help="verify a random FRACTION (0..1] of the key buckets",
+    )  # fmt: skip
+    parser.add_argument("--scn", type=int, default=None, help="the SCN (default: the replica's)")
+    parser.add_argument("--out", type=Path, default=None, help="all differences, as JSON Lines")
+    parser.add_argument(
+        "--replica-schema", default=None,
+        help=f"schema of the replicas (default ${REPLICA_SCHEMA_ENV} or {DEFAULT_REPLICA_SCHEMA})",
+    )  # fmt: skip
+    parser.add_argument("--show", type=int, default=20, help="differences shown per table")
+    parser.add_argument("--seed", type=int, default=None, help="random seed of --sample")
+    parser.set_defaults(handler=run)
+
+
+def _fraction(text: str) -> float:
+    value = float(text)
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"{text} is not a fraction in (0, 1]")
+    return value
+
+
+def open_spark(config: OracdcConfig) -> Any:
+    """The Spark session the replicas live in (a hook tests replace)."""
+    return get_spark(spark_settings(config))
+
+
+def open_source(config: OracdcConfig) -> Source:
+    """The configured source (a hook tests replace)."""
+    return open_configured_source(config)
+
+
+def replica_scn(config: OracdcConfig) -> int:
+    """``mined_to_scn`` of the checkpoint: the SCN the replicas are consolidated to."""
+    path = config.data_dir / CHECKPOINT_FILE
+    try:
+        checkpoint = Checkpoint.from_json(json.loads(path.read_text(encoding="utf-8")))
+    except FileNotFoundError:
+        checkpoint = Checkpoint()
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise VerifyError(f"cannot read checkpoint {path}: {error}") from None
+    if checkpoint.mined_to_scn is None:
+        raise VerifyError(
+            f"nothing replicated yet (no mined_to_scn in {path})", fix="run `oracdc sync` first"
+        )
+    return checkpoint.mined_to_scn
+
+
+def check_scn(requested: int | None, replica: int) -> int:
+    """The SCN to verify at; refuses any other SCN than the replica's."""
+    if requested is None or requested == replica:
+        return replica
+    if requested < replica:
+        raise VerifyError(
+            f"SCN {requested} is older than the replicas (consolidated to SCN {replica}); "
+            "rebuilding a replica as of an older SCN is not supported",
+            fix="run verify without --scn (it verifies at the replicas' SCN)",
+        )
+    raise VerifyError(
+        f"SCN {requested} is newer than the replicas (consolidated to SCN {replica})",
+        fix="run `oracdc sync` to bring the replicas forward, or verify without --scn",
+    )
+
+
+def selected_tables(
+    source: Source, config: OracdcConfig, patterns: list[str] | None
+) -> list[TableDef]:
+    tables = source.list_tables(config.tables.patterns)
+    if patterns:
+        wanted = [p.upper() for p in patterns]
+        tables = [
+            t for t in tables if any(fnmatch.fnmatchcase(t.qualified_name, p) for p in wanted)
+        ]
+    if not tables:
+        raise VerifyError(
+            "no configured table matches " + (" ".join(patterns) if patterns else "the config"),
+            fix="check --tables and the tables list of oracdc.yml",
+        )
+    return tables
+
+
+def run(args: argparse.Namespace) -> int:
+    config = config_of(args)
+    scn = check_scn(args.scn, replica_scn(config))
+    schema = args.replica_schema or os.environ.get(REPLICA_SCHEMA_ENV, DEFAULT_REPLICA_SCHEMA)
+    options = VerifyOptions(sample=args.sample, max_examples=max(0, args.show), seed=args.seed)
+    source = open_source(config)
+    try:
+        tables = selected_tables(source, config, args.tables)
+        spark = open_spark(config)
+        source_side = SourceDigests(source, scn, config.snapshot_batch_rows)
+        replica_side = ReplicaDigests(spark, schema)
+        results: list[TableVerification] = []
+        with DifferenceFile(args.out) as out:
+            print(f"verify: {len(tables)} table(s) at SCN {scn} (replicas in {schema})", flush=True)
+            for table in tables:
+                result = verify_table(
+                    table, source_side, replica_side, scn, options, on_difference=out.difference
+                )
+                results.append(result)
+                print("  " + table_line(result), flush=True)
+                for line in example_lines(result, options.max_examples):
+                    print(line)
+            out.tables(results)
+    finally:
+        source.close()
+    different = [r.table for r in results if not r.matches]
+    if different:
+        where = f"; all keys in {args.out}" if args.out else ""
+        print(f"verify: {len(different)} table(s) differ: {', '.join(different)}{where}")
+        return EXIT_DIFFERENCES
+    print(f"verify: all {len(results)} table(s) match at SCN {scn}")
+    return EXIT_MATCH

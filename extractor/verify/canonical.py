@@ -1,0 +1,111 @@
+"""The canonical digests ``oracdc verify`` compares: the one definition both sides follow.
+
+Every value is reduced to a *column digest*, the upper-case hex SHA-256 of its canonical
+text (UTF-8), or of its bytes for binary columns, or ``-`` for NULL. The canonical text of a
+value in its ``spark_types`` representation:
+
+| Spark type       | canonical text                                               |
+|------------------|--------------------------------------------------------------|
+| STRING           | the text itself (number text, interval text, ISO timestamps) |
+| DECIMAL(p,s)     | canonical decimal text: ``1.50`` -> ``1.5``, ``0.5`` -> ``0.5``|
+| FLOAT / DOUBLE   | ``%.16E`` of the double (``1.5000000000000000E+00``), ``NaN``, |
+|                  | ``Infinity``, ``-Infinity``                                  |
+| TIMESTAMP_NTZ    | ``YYYY-MM-DD HH:MM:SS.ffffff``                               |
+| TIMESTAMP        | the same, of the instant in UTC                              |
+| BINARY           | (the bytes are hashed directly)                              |
+
+A *row digest* hashes the column digests in column order, in groups of
+:data:`GROUP_SIZE` (one Oracle VARCHAR2 of 4000 bytes holds 60 digests and their commas):
+``sha256(",".join(sha256(",".join(group)) for group))``. The *key digest* is
+``sha256(",".join(key column digests))`` and its first three hex digits are the key's
+*bucket* (0..4095): chunks and samples are bucket ranges, the same on both sides.
+Oracle (``queries.VERIFY_*``) and Spark (:mod:`extractor.verify.replica_digest`) compute
+these in SQL; this module computes them in Python (the simulator, replay bundles, tests).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Final
+
+from extractor.values import canonical_decimal_text
+
+NULL_DIGEST: Final = "-"
+GROUP_SIZE: Final = 60
+BUCKET_COUNT: Final = 4096
+BUCKET_HEX_DIGITS: Final = 3
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest().upper()
+
+
+def canonical_text(spark_type: str, value: object) -> str:
+    """The canonical text of a non-NULL, non-binary value of ``spark_type``."""
+    if spark_type.startswith("DECIMAL"):
+        return canonical_decimal_text(value if isinstance(value, Decimal) else Decimal(str(value)))
+    if spark_type in ("FLOAT", "DOUBLE"):
+        return float_text(float(str(value)) if not isinstance(value, float) else value)
+    if spark_type in ("TIMESTAMP", "TIMESTAMP_NTZ") and isinstance(value, datetime):
+        if value.tzinfo is not None:
+            value = value.astimezone(UTC).replace(tzinfo=None)
+        return f"{value:%Y-%m-%d %H:%M:%S}.{value.microsecond:06d}"
+    return str(value)
+
+
+def float_text(value: float) -> str:
+    """``%.16E`` of a double as Java's ``String.format`` writes it: of the shortest decimal
+    that reads back as the double (``0.1`` -> ``1.0000000000000000E-01``, where the exact
+    binary value would give ``...0001E-01``); NaN and infinities by name."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value == 0:
+        return f"{'-' if math.copysign(1.0, value) < 0 else ''}0.{'0' * 16}E+00"
+    mantissa, _, exponent = format(Decimal(repr(value)), ".16E").partition("E")
+    power = int(exponent)
+    return f"{mantissa}E{'-' if power < 0 else '+'}{abs(power):02d}"
+
+
+def column_digest(spark_type: str, value: object) -> str:
+    """The column digest of one value (its ``spark_types`` representation)."""
+    if value is None:
+        return NULL_DIGEST
+    if spark_type == "BINARY":
+        return sha256_hex(bytes(value))  # type: ignore[call-overload]
+    return sha256_hex(canonical_text(spark_type, value).encode("utf-8"))
+
+
+def key_text(spark_type: str, value: object) -> str | None:
+    """How a key value is shown in reports (binary keys in upper-case hex)."""
+    if value is None:
+        return None
+    if spark_type == "BINARY":
+        raw: bytes = bytes(value)  # type: ignore[call-overload]
+        return raw.hex().upper()
+    return canonical_text(spark_type, value)
+
+
+def combine(digests: Sequence[str]) -> str:
+    """``sha256(",".join(digests))``: the key digest, or one group of a row digest."""
+    return sha256_hex(",".join(digests).encode("ascii"))
+
+
+def groups(digests: Sequence[str]) -> list[str]:
+    """The group digests of a row's column digests (groups of :data:`GROUP_SIZE`)."""
+    return [combine(digests[i : i + GROUP_SIZE]) for i in range(0, len(digests), GROUP_SIZE)]
+
+
+def row_digest(group_digests: Sequence[str]) -> str:
+    """The row digest from its group digests (as both SQL sides return them)."""
+    return combine(group_digests)
+
+
+def bucket_of(key_digest: str) -> int:
+    """The key's bucket, 0..BUCKET_COUNT-1: the first three hex digits of its digest."""
+    return int(key_digest[:BUCKET_HEX_DIGITS], 16)

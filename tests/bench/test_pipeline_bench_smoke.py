@@ -1,0 +1,103 @@
+"""The pipeline benchmarks run end to end on tiny inputs (so they cannot rot).
+
+Each test drives a benchmark's own measuring function through the same code path as its
+CLI and checks that the numbers are sane (counts that match the input, phases that add up),
+never that they are fast.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+
+import _common
+import consolidation_bench
+import extract_land_bench
+import sync_bench
+
+
+def test_counts_accept_k_and_m_suffixes() -> None:
+    assert _common.parse_counts("100k,1M,2_500") == [100_000, 1_000_000, 2_500]
+
+
+def test_saved_results_carry_rows_machine_and_load_average(tmp_path: Path) -> None:
+    run = _common.BenchRun("smoke", {"rows": 3})
+    run.add(rows=3, seconds=0.5)
+    saved = json.loads(run.save(tmp_path).read_text(encoding="utf-8"))
+    assert saved["rows"][0]["rows"] == 3
+    assert "load_1m" in saved["rows"][0]
+    assert len(saved["load_average_start"]) == 3
+    assert saved["machine"]["cpus"] >= 1
+
+
+def test_table_aligns_every_column_under_its_header() -> None:
+    text = _common.format_table([{"a": 1, "b": "xyz"}, {"a": 12345, "b": None}], ["a", "b"])
+    header, rule, *body = text.splitlines()
+    assert {len(line) for line in (header, rule, *body)} == {len(header)}
+    assert body[1].split() == ["12,345"]
+
+
+def _finite_positive(*values: Any) -> bool:
+    return all(isinstance(v, int | float) and math.isfinite(v) and v > 0 for v in values)
+
+
+@pytest.mark.spark
+def test_extract_land_bench_lands_every_change_row_of_a_tiny_bundle(
+    spark: Any, tmp_path: Path
+) -> None:
+    meta = extract_land_bench.record(300, 3, 5, tmp_path / "bundle")
+    assert meta["dml_rows"] >= 300
+    result = extract_land_bench.measure(tmp_path / "bundle", tmp_path / "work")
+    assert result["change_rows"] > 0
+    assert result["landed_rows"] == result["change_rows"]
+    assert _finite_positive(result["rows_per_s"], result["total_s"], result["peak_rss_mb"])
+    phases = [result[f"{name}_s"] for name in extract_land_bench.PHASES]
+    assert all(seconds >= 0 for seconds in phases)
+    assert sum(phases) == pytest.approx(result["total_s"], abs=0.05)
+
+
+@pytest.mark.spark
+def test_consolidation_bench_replica_counts_follow_the_generated_changes(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ORACDC_DBT_SCHEMA", consolidation_bench.REPLICA_SCHEMA)
+    project = consolidation_bench.prepare_project(tmp_path)
+    # measure() itself raises when a replica's row count differs from the expected one
+    rows = consolidation_bench.measure(spark, project, 200, 2, [0.1], "run")
+    assert [r["step"] for r in rows] == ["first load", "incremental"]
+    assert rows[1]["changes"] == 20
+    assert _finite_positive(rows[0]["dbt_s"], rows[1]["dbt_s"], rows[1]["full_rebuild_s"])
+    assert rows[1]["ratio"] == pytest.approx(rows[1]["dbt_s"] / rows[1]["full_rebuild_s"], 0.1)
+
+
+@pytest.mark.spark
+def test_sync_bench_cycle_applies_new_changes_and_splits_its_time(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from extractor.pipeline.sync import dbt_settings
+    from extractor.sim.database import SimDatabase
+    from extractor.sim.workload import WorkloadRunner, WorkloadSpec
+
+    monkeypatch.setenv("ORACDC_DBT_SCHEMA", "bench_sync")
+    project = tmp_path / "project"
+    sync_bench.prepare_project(project)
+    config = sync_bench.make_config(project)
+    db = SimDatabase()
+    runner = WorkloadRunner(db, WorkloadSpec(tables=5, seed=3))
+    runner.run(20)
+    first = sync_bench.timed_cycle(spark, config, db, dbt_settings(config))
+    assert first["snapshot_rows"] > 0
+    assert sync_bench.grow(runner, 40) >= 40
+    cycle = sync_bench.timed_cycle(spark, config, db, dbt_settings(config))
+    assert cycle["snapshot_rows"] == 0
+    assert cycle["change_rows"] > 0
+    assert _finite_positive(cycle["cycle_s"], cycle["dbt_s"])
+    parts = cycle["extract_s"] + cycle["land_s"] + cycle["generate_s"] + cycle["dbt_s"]
+    assert parts <= cycle["cycle_s"] + 0.3
