@@ -21,7 +21,10 @@ from extractor.pipeline.sync import SyncStepError, dbt_settings, run_cycle
 from extractor.sim.database import SimDatabase
 from extractor.sim.workload import WorkloadRunner, WorkloadSpec
 from extractor.source.factory import open_source
-from extractor.verify.compare import compare_table, summary_lines
+from extractor.verify.reconcile import verify_table
+from extractor.verify.replica_digest import ReplicaDigests
+from extractor.verify.report import example_lines, table_line
+from extractor.verify.source_digest import SourceDigests
 
 LOG = logging.getLogger(__name__)
 
@@ -140,17 +143,18 @@ def run_demo(settings: DemoSettings) -> bool:
         mined_to = runtime.extractor.checkpoint.mined_to_scn
         assert mined_to is not None
         lag = db.current_scn() - mined_to
+        source_side = SourceDigests(runtime.source, mined_to)
+        replica_side = ReplicaDigests(runtime.spark, REPLICA_SCHEMA)
         results = [
-            compare_table(table, runtime.source, runtime.spark, REPLICA_SCHEMA, mined_to)
+            verify_table(table, source_side, replica_side, mined_to)
             for table in runtime.extractor.registry.resolve()
         ]
         print(f"\nreplicas at SCN {mined_to:,} (source at {db.current_scn():,}, lag {lag} SCNs;")
         print(f"{len(workload.open_xids)} transactions still open in the source are not applied):")
-        for line in summary_lines(results):
-            print("  " + line)
         for result in results:
-            for example in result.examples[:5]:
-                print(f"    {result.table}: {example}")
+            print("  " + table_line(result))
+            if not result.matches:
+                print("\n".join(example_lines(result, 5)))
         matched = all(r.matches for r in results)
     print(
         "\ndemo: every replica matches the source"

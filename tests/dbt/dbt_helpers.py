@@ -106,7 +106,9 @@ def copy_project(destination: Path, *, with_views: bool = True) -> Path:
         shutil.copy(REPO / name, destination / name)
     shutil.copytree(REPO / "macros", destination / "macros")
     if with_views:
-        shutil.copytree(REPO / "models" / "views", destination / "models" / "views")
+        shutil.copytree(
+            REPO / "examples" / "hr" / "models" / "views", destination / "models" / "views"
+        )
     return destination
 
 
