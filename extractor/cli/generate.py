@@ -7,8 +7,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from extractor.cli.options import add_config_option, config_of
 from extractor.dbt_gen import generate_project_files
 from extractor.dbt_gen.dictionary_file import load_dictionary_tables
+from extractor.dictionary import TableDef
 from extractor.land.spark_session import default_project_dir
 
 
@@ -24,9 +26,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--dictionary",
         type=Path,
-        required=True,
-        help="replay-bundle dictionary.json listing the tables",
+        default=None,
+        help="replay-bundle dictionary.json listing the tables (default: read the dictionary "
+        "of the configured tables from the source named in --config)",
     )
+    add_config_option(parser)
     parser.add_argument(
         "--project-dir",
         type=Path,
@@ -40,8 +44,13 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    tables = load_dictionary_tables(args.dictionary)
-    project_dir = (args.project_dir or default_project_dir()).resolve()
+    project_dir = args.project_dir
+    if args.dictionary is not None:
+        tables = load_dictionary_tables(args.dictionary)
+    else:
+        tables, configured_dir = _configured_tables(args)
+        project_dir = project_dir or configured_dir
+    project_dir = (project_dir or default_project_dir()).resolve()
     report = generate_project_files(tables, project_dir, force=args.force, dry_run=args.dry_run)
     prefix = "would " if args.dry_run else ""
     for change in report.changes:
@@ -49,3 +58,16 @@ def run(args: argparse.Namespace) -> int:
         if args.diff and change.diff:
             sys.stdout.write(change.diff)
     return 0
+
+
+def _configured_tables(args: argparse.Namespace) -> tuple[tuple[TableDef, ...], Path | None]:
+    """The configured tables as the source's dictionary describes them now."""
+    from extractor.pipeline.runtime import open_configured_source
+    from extractor.pipeline.table_registry import TableRegistry
+
+    config = config_of(args)
+    source = open_configured_source(config)
+    try:
+        return tuple(TableRegistry(source, config.tables).resolve()), config.dbt_project_dir
+    finally:
+        source.close()
