@@ -43,7 +43,11 @@ from extractor.pipeline.progress import Progress
 from extractor.pipeline.stats import ExtractorStats, load_stats, save_stats
 from extractor.pipeline.table_registry import TableRegistry
 from extractor.source.base import Source
-from extractor.staging_contract import redo_position_number
+from extractor.staging_contract import (
+    METADATA_COLUMN_NAMES,
+    redo_position_number,
+    spark_column_name,
+)
 
 LOG = logging.getLogger(__name__)
 
@@ -334,6 +338,7 @@ class Extractor:
             if table is None:
                 continue
             staging = self.registry.staging_def(table)
+            table_records = self._without_dropped_columns(table, staging, table_records)
             data = change_batch(staging, table_records, batch_id=batch_id, extracted_at=now)
             self._writer.append(staging, data)
             last = max(table_records, key=lambda r: r.commit_scn)
@@ -358,6 +363,17 @@ class Extractor:
                     "go on",
                 )
             LOG.warning("%s", message)
+
+    def _without_dropped_columns(
+        self, table: TableDef, staging: TableDef, records: list[ChangeRecord]
+    ) -> list[ChangeRecord]:
+        """Full images become partial ones while staging keeps columns dropped in Oracle, so
+        the replica keeps their last values instead of receiving NULLs."""
+        staged = {name for name, _ in self._writer.ensure_table(staging)}
+        current = {spark_column_name(c) for c in table.column_names}
+        if not (staged - current - set(METADATA_COLUMN_NAMES)):
+            return records
+        return [replace(r, full_image=False) if r.full_image else r for r in records]
 
     def _apply_ddl(self, row: LogMinerRow, commit_scn: int) -> SchemaChange:
         owner, name = row.seg_owner or "", row.table_name or ""

@@ -220,9 +220,9 @@ def test_macro_metadata_columns_follow_the_staging_contract() -> None:
     assert names == tuple(n for n in METADATA_COLUMN_NAMES if n != "_present")
 
 
-def test_repository_models_are_what_the_generator_writes_for_the_hr_example() -> None:
+def test_the_hr_example_models_are_what_the_generator_writes() -> None:
     from extractor.dbt_gen.dictionary_file import load_dictionary_tables
 
     tables = load_dictionary_tables(REPO / "tests" / "dbt" / "data" / "hr_dictionary.json")
-    report = generate_project_files(tables, REPO, dry_run=True)
+    report = generate_project_files(tables, REPO / "examples" / "hr", dry_run=True)
     assert {c.action for c in report.changes} == {FileAction.UNCHANGED}

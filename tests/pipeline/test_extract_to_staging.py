@@ -110,10 +110,14 @@ def later_changes(db: SimDatabase, open_before_snapshot: Any) -> None:
 
 
 def assert_staging_matches_truth(
-    spark: Any, config: OracdcConfig, db: SimDatabase, scn: int
+    spark: Any,
+    config: OracdcConfig,
+    db: SimDatabase,
+    scn: int,
+    tables: tuple[TableDef, ...] = TABLES,
 ) -> None:
     problems: list[str] = []
-    for table in TABLES:
+    for table in tables:
         current = db.table(table.owner, table.name)
         name = f"{config.staging_schema}.{staging_table_name(table.owner, table.name)}"
         rows = spark.table(name).toArrow().to_pylist()
@@ -190,3 +194,61 @@ def test_a_snapshot_cut_off_midway_resumes_from_its_last_chunk(spark: Any, tmp_p
     later_changes(db, open_before)
     result = run_cycle(spark, config, db, lambda e: e.stream_once())
     assert_staging_matches_truth(spark, config, db, result.mined_to_scn)
+
+
+def staged_rows(spark: Any, config: OracdcConfig, table: TableDef) -> list[dict[str, Any]]:
+    name = f"{config.staging_schema}.{staging_table_name(table.owner, table.name)}"
+    rows: list[dict[str, Any]] = spark.table(name).toArrow().to_pylist()
+    return rows
+
+
+def test_a_dropped_column_stays_in_staging_and_keeps_its_last_value(
+    spark: Any, tmp_path: Path
+) -> None:
+    config = make_config(tmp_path, "t_extract_drop_column")
+    db, open_before = seed_database()
+    open_before.rollback()
+    run_cycle(spark, config, db, lambda e: e.snapshot())
+    db.drop_column("APP", "ITEMS", "QTY")
+    txn = db.begin()
+    txn.update("APP", "ITEMS", lambda r: r["ID"] == 2, {"NAME": "after drop"})
+    txn.insert("APP", "ITEMS", {"ID": 30, "NAME": "new after drop"})
+    txn.commit()
+    result = run_cycle(spark, config, db, lambda e: e.stream_once())
+    assert_staging_matches_truth(spark, config, db, result.mined_to_scn)
+    rows = staged_rows(spark, config, ITEMS)
+    assert "qty" in rows[0]
+    replica = consolidate(ITEMS, rows)  # the dictionary before the drop: QTY included
+    assert replica[(2,)]["name"] == "after drop"
+    assert replica[(2,)]["qty"] == "2.5"  # the value before the drop, not NULL
+    assert replica[(30,)]["qty"] is None
+
+
+def test_a_table_created_later_is_snapshotted_alone_and_then_streamed(
+    spark: Any, tmp_path: Path
+) -> None:
+    config = make_config(tmp_path, "t_extract_added_table")
+    db, open_before = seed_database()
+    run_cycle(spark, config, db, lambda e: e.snapshot())
+    later_changes(db, open_before)
+    run_cycle(spark, config, db, lambda e: e.stream_once())
+    late = TableDef("APP", "LATE", (ColumnDef("K", 1, "NUMBER", 22, 6, 0, nullable=False),
+                                    ColumnDef("V", 2, "VARCHAR2", 20)), ("K",), "ALL")  # fmt: skip
+    db.create_table(late)
+    setup = db.begin()
+    for k in range(3):
+        setup.insert("APP", "LATE", {"K": k, "V": f"v{k}"})
+    setup.commit()
+    spanning = db.begin()  # open while LATE is snapshotted, commits after
+    spanning.update("APP", "LATE", lambda r: r["K"] == 0, {"V": "spanning"})
+    spanning.update("APP", "ITEMS", lambda r: r["ID"] == 10, {"NAME": "spanning too"})
+
+    snapshot = run_cycle(spark, config, db, lambda e: e.snapshot())
+
+    assert snapshot.tables == ("APP.LATE",)
+    spanning.commit()
+    more = db.begin()
+    more.delete("APP", "LATE", lambda r: r["K"] == 1)
+    more.commit()
+    result = run_cycle(spark, config, db, lambda e: e.stream_once())
+    assert_staging_matches_truth(spark, config, db, result.mined_to_scn, (*TABLES, late))
