@@ -66,6 +66,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"oracdc {args.command}: interrupted", file=sys.stderr)
         return 130
+    except Exception as error:  # an unexpected failure: one line, the traceback with --debug
+        if args.debug:
+            raise
+        text = " ".join(str(error).split())[:500] or type(error).__name__
+        logging.getLogger("oracdc").debug("unexpected error", exc_info=True)
+        print(
+            f"oracdc {args.command}: unexpected error: {type(error).__name__}: {text} "
+            "(rerun with --debug for the traceback, and report it)",
+            file=sys.stderr,
+        )
+        return 1
 
 
 if __name__ == "__main__":
