@@ -8,8 +8,8 @@ value in its ``spark_types`` representation:
 |------------------|--------------------------------------------------------------|
 | STRING           | the text itself (number text, interval text, ISO timestamps) |
 | DECIMAL(p,s)     | canonical decimal text: ``1.50`` -> ``1.5``, ``0.5`` -> ``0.5``|
-| FLOAT / DOUBLE   | ``%.16E`` of the double (``1.5000000000000000E+00``), ``NaN``, |
-|                  | ``Infinity``, ``-Infinity``                                  |
+| FLOAT / DOUBLE   | IEEE bits of the double, 16 hex digits (``3FF8000000000000``), |
+|                  | ``-0.0`` as ``0.0``, every NaN as ``NaN``                    |
 | TIMESTAMP_NTZ    | ``YYYY-MM-DD HH:MM:SS.ffffff``                               |
 | TIMESTAMP        | the same, of the instant in UTC                              |
 | BINARY           | (the bytes are hashed directly)                              |
@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import struct
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -58,18 +59,18 @@ def canonical_text(spark_type: str, value: object) -> str:
 
 
 def float_text(value: float) -> str:
-    """``%.16E`` of a double as Java's ``String.format`` writes it: of the shortest decimal
-    that reads back as the double (``0.1`` -> ``1.0000000000000000E-01``, where the exact
-    binary value would give ``...0001E-01``); NaN and infinities by name."""
+    """The IEEE 754 bits of a double as 16 upper-case hex digits, big-endian (``1.5`` ->
+    ``3FF8000000000000``); ``-0.0`` as ``0.0``; every NaN as ``NaN``.
+
+    Exact on every side without decimal formatting, whose rounding differs between Java
+    (Spark), Oracle and Python: Spark reads the bits with ``Double.doubleToLongBits``, Oracle
+    with ``UTL_RAW.CAST_FROM_BINARY_DOUBLE``. A BINARY_FLOAT is widened to double first
+    (exactly)."""
     if math.isnan(value):
         return "NaN"
-    if math.isinf(value):
-        return "Infinity" if value > 0 else "-Infinity"
     if value == 0:
-        return f"{'-' if math.copysign(1.0, value) < 0 else ''}0.{'0' * 16}E+00"
-    mantissa, _, exponent = format(Decimal(repr(value)), ".16E").partition("E")
-    power = int(exponent)
-    return f"{mantissa}E{'-' if power < 0 else '+'}{abs(power):02d}"
+        value = 0.0
+    return struct.pack(">d", value).hex().upper()
 
 
 def column_digest(spark_type: str, value: object) -> str:

@@ -54,11 +54,14 @@ def text_expression(column: VerifyColumn) -> str:
             r"'(\\.[0-9]*?)0+$', '$1'), '\\.$', '')"
         )
     if kind in ("FLOAT", "DOUBLE"):
+        # IEEE bits (canonical.float_text): decimal formatting rounds differently per engine
+        bits = (
+            f"reflect('java.lang.Double', 'doubleToLongBits', "
+            f"CASE WHEN {quoted} = 0 THEN double(0) ELSE cast({quoted} as double) END)"
+        )
         return (
             f"CASE WHEN {quoted} IS NULL THEN NULL WHEN isnan({quoted}) THEN 'NaN' "
-            f"WHEN {quoted} = double('Infinity') THEN 'Infinity' "
-            f"WHEN {quoted} = double('-Infinity') THEN '-Infinity' "
-            f"ELSE format_string('%.16E', cast({quoted} as double)) END"
+            f"ELSE lpad(hex(cast({bits} as bigint)), 16, '0') END"
         )
     if kind == "TIMESTAMP_NTZ":
         return f"date_format({quoted}, {_TIMESTAMP_FORMAT})"

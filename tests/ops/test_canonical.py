@@ -15,13 +15,13 @@ from extractor.verify.source_digest import count_statement, digest_statement
 
 
 @pytest.mark.parametrize(
-    ("value", "java"),  # java.lang.String.format("%.16E", value)
-    [(1.5, "1.5000000000000000E+00"), (0.1, "1.0000000000000000E-01"),
-     (-2.5e100, "-2.5000000000000000E+100"), (0.0, "0.0000000000000000E+00"),
-     (float("nan"), "NaN"), (float("-inf"), "-Infinity")],
+    ("value", "bits"),  # IEEE 754 binary64, big-endian hex (from the standard's layout)
+    [(1.5, "3FF8000000000000"), (0.1, "3FB999999999999A"), (-2.0, "C000000000000000"),
+     (0.0, "0000000000000000"), (-0.0, "0000000000000000"),
+     (float("inf"), "7FF0000000000000"), (float("nan"), "NaN")],
 )  # fmt: skip
-def test_doubles_are_written_as_javas_percent_16e(value: float, java: str) -> None:
-    assert canonical.float_text(value) == java
+def test_doubles_are_written_as_their_ieee_bits(value: float, bits: str) -> None:
+    assert canonical.float_text(value) == bits
 
 
 def test_decimals_lose_trailing_zeros() -> None:
