@@ -161,5 +161,8 @@ def run_demo(settings: DemoSettings) -> bool:
         if matched
         else "\ndemo: DIFFERENCES found (see above)"
     )
-    print(f"demo: explore with: cd {work_dir} && oracdc status; dbt docs generate")
+    print(
+        f"demo: explore with: .venv/bin/oracdc status --config {work_dir / 'oracdc.yml'}; "
+        f"the dbt project is {work_dir} (docs/dbt.md)"
+    )
     return matched

@@ -3,6 +3,7 @@ independent reference, equals the simulator's committed state — also across cr
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -252,3 +253,36 @@ def test_a_table_created_later_is_snapshotted_alone_and_then_streamed(
     more.commit()
     result = run_cycle(spark, config, db, lambda e: e.stream_once())
     assert_staging_matches_truth(spark, config, db, result.mined_to_scn, (*TABLES, late))
+
+
+def test_a_crash_while_a_spilled_transaction_is_open_loses_nothing(
+    spark: Any, tmp_path: Path
+) -> None:
+    config = make_config(
+        tmp_path,
+        "t_extract_spill_crash",
+        memory_budget_mb=1,
+        mining={"window_scns": 100, "min_window_scns": 100, "target_rows_per_window": 10**9},
+    )
+    db, open_before = seed_database()
+    open_before.rollback()
+    run_cycle(spark, config, db, lambda e: e.snapshot())
+    big = db.begin()  # ~2 MB of SQL_REDO over several mining windows: spills to disk
+    for i in range(400):
+        big.update("APP", "NOTES", lambda r, i=i: r["ID"] == 1 + i % 5, {"TXT": f"{i}" * 5000})
+    big.commit()
+    windows: list[str] = []
+
+    def fault(at: str) -> None:
+        if at == "stream:after_checkpoint":
+            windows.append(at)
+            if len(windows) == 2:  # windows of 100 then 200 SCNs: ~1.5 MB buffered, spilled
+                raise Crash(at)
+
+    with pytest.raises(Crash):
+        run_cycle(spark, config, db, lambda e: e.stream_once(), fault)
+    status = json.loads((config.data_dir / "status.json").read_text())
+    assert status["open_transactions"] == 1
+    assert status["spill_bytes"] > 0
+    result = run_cycle(spark, config, db, lambda e: e.stream_once())
+    assert_staging_matches_truth(spark, config, db, result.mined_to_scn)
