@@ -1,8 +1,9 @@
 """``oracdc.yml``: what to replicate, from where, into where. Validated on load.
 
 Relative paths in the file are relative to the file's directory. Secrets never live here:
-the Oracle password comes from an environment variable (``password_env``), an owner-only file
-(``password_file``) or a python-oracledb wallet (``wallet_dir``); a ``password`` key is refused.
+the Oracle password comes from an environment variable (``password_env``) or an owner-only
+file (``password_file``); ``wallet_dir`` adds a python-oracledb wallet for TLS; a ``password``
+key is refused.
 """
 
 from __future__ import annotations
@@ -212,9 +213,12 @@ def _source(raw: Any, where: str, base_dir: Path) -> Mapping[str, Any]:
         for key in ("dsn", "user"):
             if not source.get(key):
                 raise ConfigError(f"{where}: source.{key} is required for kind oracle")
-        if not any(source.get(k) for k in ("password_env", "password_file", "wallet_dir")):
+        if not any(source.get(k) for k in ("password_env", "password_file")):
+            # python-oracledb's thin mode reads no credentials from a wallet: a wallet_dir
+            # only carries the TLS material, the password still comes from env or file.
             raise ConfigError(
-                f"{where}: source needs password_env, password_file or wallet_dir for kind oracle"
+                f"{where}: source needs password_env or password_file for kind oracle "
+                "(wallet_dir adds TLS, it holds no password in thin mode)"
             )
         for key in ("password_file", "wallet_dir"):
             if source.get(key):
