@@ -81,3 +81,12 @@ def test_missing_file_says_how_to_fix_it(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as caught:
         load_config(tmp_path / "nope.yml")
     assert "--config" in caught.value.one_line()
+
+
+def test_a_wallet_alone_is_not_a_password_source_in_thin_mode(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "source: {kind: oracle, dsn: 'db:1521/X', user: U, wallet_dir: w}\ntables: [A.B]\n",
+    )
+    with pytest.raises(ConfigError, match="wallet_dir adds TLS"):
+        load_config(path)
