@@ -66,6 +66,24 @@ class ColumnDef:
             raise DictionaryError(f"column entry lacks {missing.args[0]!r}: {dict(raw)}") from None
 
 
+_LENGTH_TYPES = frozenset({"CHAR", "NCHAR", "VARCHAR2", "VARCHAR", "NVARCHAR2", "RAW", "UROWID"})
+
+
+def oracle_type_text(column: ColumnDef) -> str:
+    """The column's type as Oracle DDL spells it: ``NUMBER(10,2)``, ``VARCHAR2(40)``, ``DATE``."""
+    data_type = column.data_type.upper()
+    if data_type == "NUMBER":
+        if column.data_precision is None and column.data_scale is None:
+            return "NUMBER"
+        precision = "*" if column.data_precision is None else str(column.data_precision)
+        return f"NUMBER({precision},{column.data_scale or 0})"
+    if data_type == "FLOAT" and column.data_precision is not None:
+        return f"FLOAT({column.data_precision})"
+    if data_type in _LENGTH_TYPES and column.data_length is not None:
+        return f"{data_type}({column.data_length})"
+    return data_type
+
+
 @dataclass(frozen=True)
 class TableDef:
     """A replicated table: its columns in COLUMN_ID order, its primary key and logging."""

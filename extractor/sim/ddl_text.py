@@ -2,24 +2,12 @@
 
 from __future__ import annotations
 
-from extractor.dictionary import ColumnDef, TableDef
-
-_SIZED = {"VARCHAR2", "NVARCHAR2", "CHAR", "NCHAR", "RAW", "VARCHAR"}
+from extractor.dictionary import ColumnDef, TableDef, oracle_type_text
 
 
 def column_type_sql(column: ColumnDef) -> str:
     """The type as written in CREATE TABLE: ``NUMBER(10,2)``, ``VARCHAR2(40)``, ``DATE``."""
-    data_type = column.data_type.upper()
-    if data_type == "NUMBER":
-        if column.data_precision is None and column.data_scale is None:
-            return "NUMBER"
-        precision = "*" if column.data_precision is None else str(column.data_precision)
-        return f"NUMBER({precision},{column.data_scale or 0})"
-    if data_type == "FLOAT" and column.data_precision is not None:
-        return f"FLOAT({column.data_precision})"
-    if data_type in _SIZED and column.data_length is not None:
-        return f"{data_type}({column.data_length})"
-    return data_type
+    return oracle_type_text(column)
 
 
 def column_sql(column: ColumnDef) -> str:

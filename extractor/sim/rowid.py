@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from extractor.source.rowid_order import rowid_sort_key
+
 ROWID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 _DIGIT = {ch: i for i, ch in enumerate(ROWID_ALPHABET)}
 _WIDTHS = (6, 3, 6, 3)
@@ -29,17 +31,8 @@ def encode_rowid(data_object_id: int, file_no: int, block_no: int, row_no: int) 
 
 
 def decode_rowid(rowid: str) -> RowidParts:
-    if len(rowid) != 18 or any(ch not in _DIGIT for ch in rowid):
-        raise ValueError(f"not an 18-character extended ROWID: {rowid!r}")
-    numbers: list[int] = []
-    start = 0
-    for width in _WIDTHS:
-        value = 0
-        for ch in rowid[start : start + width]:
-            value = value * 64 + _DIGIT[ch]
-        numbers.append(value)
-        start += width
-    return RowidParts(*numbers)
+    """The four numbers of a ROWID (raises ``InvalidRowidError`` for other text)."""
+    return RowidParts(*rowid_sort_key(rowid))
 
 
 def _base64(value: int, width: int) -> str:
