@@ -18,8 +18,9 @@ CI_CASES = [HarnessCase(seed=7), HarnessCase(seed=11, tables=7)]
     "case", CI_CASES + [HarnessCase(seed=s) for s in extra_seeds()], ids=lambda c: f"seed{c.seed}"
 )
 def test_replicas_equal_the_source_after_random_workloads_and_crashes(
-    spark: Any, tmp_path: Path, case: HarnessCase
+    spark: Any, tmp_path: Path, case: HarnessCase, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("ORACDC_DBT_SCHEMA", "")  # run_case sets it; restored after the test
     outcome = run_case(spark, tmp_path, case)
     assert outcome.comparisons, "no table was compared"
     assert outcome.passed, outcome.describe()
