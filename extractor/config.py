@@ -223,6 +223,12 @@ def _source(raw: Any, where: str, base_dir: Path) -> Mapping[str, Any]:
         for key in ("password_file", "wallet_dir"):
             if source.get(key):
                 source[key] = str(_path(source[key], base_dir))
+        timeout = source.get("connect_timeout_seconds", 60)
+        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+            raise ConfigError(
+                f"{where}: source.connect_timeout_seconds must be a positive number of seconds, "
+                f"not {timeout!r}"
+            )
     if kind == "replay":
         if not source.get("path"):
             raise ConfigError(f"{where}: source.path (the bundle directory) is required")

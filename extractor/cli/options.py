@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
+from typing import Any
 
 from extractor.config import CONFIG_FILE_NAME, OracdcConfig, load_config
+
+# The schema dbt builds the replicas in: profiles.yml reads the same variable.
+REPLICA_SCHEMA_ENV = "ORACDC_DBT_SCHEMA"
+DEFAULT_REPLICA_SCHEMA = "oracdc"
 
 
 def add_config_option(parser: argparse.ArgumentParser) -> None:
@@ -19,3 +25,23 @@ def add_config_option(parser: argparse.ArgumentParser) -> None:
 
 def config_of(args: argparse.Namespace) -> OracdcConfig:
     return load_config(args.config)
+
+
+def add_replica_schema_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--replica-schema", default=None,
+        help=f"schema of the replicas (default ${REPLICA_SCHEMA_ENV} or {DEFAULT_REPLICA_SCHEMA})",
+    )  # fmt: skip
+
+
+def replica_schema_of(args: argparse.Namespace) -> str:
+    chosen: str | None = args.replica_schema
+    return chosen or os.environ.get(REPLICA_SCHEMA_ENV, DEFAULT_REPLICA_SCHEMA)
+
+
+def open_spark(config: OracdcConfig) -> Any:
+    """The Spark session the replicas live in (a hook tests replace)."""
+    from extractor.land.spark_session import get_spark
+    from extractor.pipeline.runtime import spark_settings
+
+    return get_spark(spark_settings(config))

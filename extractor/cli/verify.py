@@ -9,16 +9,20 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import json
-import os
 from pathlib import Path
 from typing import Any
 
-from extractor.cli.options import add_config_option, config_of
+from extractor.cli import options as cli_options
+from extractor.cli.options import (
+    add_config_option,
+    add_replica_schema_option,
+    config_of,
+    replica_schema_of,
+)
 from extractor.config import OracdcConfig
 from extractor.dictionary import TableDef
 from extractor.land.checkpoint import CHECKPOINT_FILE, Checkpoint
-from extractor.land.spark_session import get_spark
-from extractor.pipeline.runtime import open_configured_source, spark_settings
+from extractor.pipeline.runtime import open_configured_source
 from extractor.source.base import Source
 from extractor.verify.errors import VerifyError
 from extractor.verify.reconcile import TableVerification, VerifyOptions, verify_table
@@ -28,8 +32,6 @@ from extractor.verify.source_digest import SourceDigests
 
 EXIT_MATCH = 0
 EXIT_DIFFERENCES = 3
-REPLICA_SCHEMA_ENV = "ORACDC_DBT_SCHEMA"
-DEFAULT_REPLICA_SCHEMA = "oracdc"
 
 
 def register(subparsers: Any) -> None:
@@ -49,10 +51,7 @@ def register(subparsers: Any) -> None:
     )  # fmt: skip
     parser.add_argument("--scn", type=int, default=None, help="the SCN (default: the replica's)")
     parser.add_argument("--out", type=Path, default=None, help="all differences, as JSON Lines")
-    parser.add_argument(
-        "--replica-schema", default=None,
-        help=f"schema of the replicas (default ${REPLICA_SCHEMA_ENV} or {DEFAULT_REPLICA_SCHEMA})",
-    )  # fmt: skip
+    add_replica_schema_option(parser)
     parser.add_argument("--show", type=int, default=20, help="differences shown per table")
     parser.add_argument("--seed", type=int, default=None, help="random seed of --sample")
     parser.set_defaults(handler=run)
@@ -63,11 +62,6 @@ def _fraction(text: str) -> float:
     if not 0 < value <= 1:
         raise argparse.ArgumentTypeError(f"{text} is not a fraction in (0, 1]")
     return value
-
-
-def open_spark(config: OracdcConfig) -> Any:
-    """The Spark session the replicas live in (a hook tests replace)."""
-    return get_spark(spark_settings(config))
 
 
 def open_source(config: OracdcConfig) -> Source:
@@ -127,12 +121,12 @@ def selected_tables(
 def run(args: argparse.Namespace) -> int:
     config = config_of(args)
     scn = check_scn(args.scn, replica_scn(config))
-    schema = args.replica_schema or os.environ.get(REPLICA_SCHEMA_ENV, DEFAULT_REPLICA_SCHEMA)
+    schema = replica_schema_of(args)
     options = VerifyOptions(sample=args.sample, max_examples=max(0, args.show), seed=args.seed)
     source = open_source(config)
     try:
         tables = selected_tables(source, config, args.tables)
-        spark = open_spark(config)
+        spark = cli_options.open_spark(config)
         source_side = SourceDigests(source, scn, config.snapshot_batch_rows)
         replica_side = ReplicaDigests(spark, schema)
         results: list[TableVerification] = []

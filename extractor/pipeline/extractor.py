@@ -183,7 +183,9 @@ class Extractor:
                 state, resume_token=last_row_id, rows_landed=state.rows_landed + batch.num_rows
             )
             self._store.save(self._store.current.with_table(name, state))
-            self.stats.table(name).snapshot_rows += batch.num_rows
+            table_stats = self.stats.table(name)
+            table_stats.snapshot_rows += batch.num_rows
+            table_stats.last_batch_id = batch_id
             progress.advance(batch.num_rows)
         state = replace(state, status="done")
         self._store.save(self._store.current.with_table(name, state))
@@ -303,6 +305,7 @@ class Extractor:
         stats.oldest_open_scn = self._buffer.oldest_open_scn()
         stats.mined_to_scn = window_end
         stats.source_scn = self._target_scn
+        stats.redo_logs = [log.describe() for log in self._source.last_window_logs()]
         save_stats(self._config.data_dir, self.stats)
 
     def _adapt_window(self, rows_read: int) -> None:
@@ -343,7 +346,11 @@ class Extractor:
             self._writer.append(staging, data)
             last = max(table_records, key=lambda r: r.commit_scn)
             self.stats.record_commit(
-                table.qualified_name, len(table_records), last.commit_scn, last.commit_ts
+                table.qualified_name,
+                len(table_records),
+                last.commit_scn,
+                last.commit_ts,
+                batch_id,
             )
             self._fault("stream:after_land_table")
         if errors:

@@ -25,6 +25,7 @@ class TableStats:
     last_commit_scn: int | None = None
     last_commit_time: str | None = None
     quarantined: int = 0
+    last_batch_id: int | None = None
 
 
 @dataclass
@@ -42,6 +43,7 @@ class ExtractorStats:
     oldest_open_scn: int | None = None
     mined_to_scn: int | None = None
     source_scn: int | None = None
+    redo_logs: list[str] = field(default_factory=list)
     phase_seconds: dict[str, float] = field(default_factory=dict)
     updated_at: str | None = None
 
@@ -49,10 +51,11 @@ class ExtractorStats:
         return self.tables.setdefault(name, TableStats())
 
     def record_commit(
-        self, name: str, rows: int, commit_scn: int, commit_ts: datetime | None
+        self, name: str, rows: int, commit_scn: int, commit_ts: datetime | None, batch_id: int
     ) -> None:
         stats = self.table(name)
         stats.rows_landed += rows
+        stats.last_batch_id = batch_id
         if stats.last_commit_scn is None or commit_scn > stats.last_commit_scn:
             stats.last_commit_scn = commit_scn
             stats.last_commit_time = commit_ts.isoformat() if commit_ts else None
@@ -74,8 +77,9 @@ def load_stats(data_dir: Path) -> ExtractorStats:
 
 def save_stats(data_dir: Path, stats: ExtractorStats) -> None:
     stats.updated_at = datetime.now().astimezone().isoformat(timespec="seconds")
-    _write(data_dir / STATS_FILE, json.dumps(asdict(stats), indent=2, sort_keys=True) + "\n")
-    _write(data_dir / METRICS_FILE, prometheus_text(stats))
+    text = json.dumps(asdict(stats), indent=2, sort_keys=True) + "\n"
+    write_text_atomically(data_dir / STATS_FILE, text)
+    write_text_atomically(data_dir / METRICS_FILE, prometheus_text(stats))
 
 
 def prometheus_text(stats: ExtractorStats) -> str:
@@ -132,7 +136,8 @@ def _label(value: str) -> str:
     return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
 
 
-def _write(path: Path, text: str) -> None:
+def write_text_atomically(path: Path, text: str) -> None:
+    """Replace ``path`` with ``text`` so that readers see the old or the new file, whole."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.{time.monotonic_ns()}")
     temporary.write_text(text, encoding="utf-8")

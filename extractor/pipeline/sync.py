@@ -12,6 +12,7 @@ import logging
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from extractor.config import OracdcConfig
 from extractor.dictionary import TableDef
 from extractor.errors import OracdcError
 from extractor.land.spark_session import default_project_dir, run_dbt
+from extractor.pipeline.consolidation_state import landed_batches, record_consolidated
 from extractor.pipeline.extractor import SnapshotResult, StreamResult
 from extractor.pipeline.runtime import Runtime
 
@@ -119,7 +121,9 @@ def run_cycle(runtime: Runtime, dbt: DbtSettings) -> CycleReport:
     models = _step("generate", lambda: ensure_models(tables, dbt.project_dir))
     seconds["generate"] = time.monotonic() - started
     started = time.monotonic()
+    landed = landed_batches(extractor.stats)
     run_dbt_build(dbt, select=("path:models/replica+",))
+    record_consolidated(runtime.config.data_dir, landed, datetime.now().astimezone())
     seconds["dbt"] = time.monotonic() - started
     return CycleReport(snapshot, stream, models, seconds)
 

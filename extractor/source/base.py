@@ -38,6 +38,7 @@ from extractor.source.errors import (
 
 __all__ = [
     "MissingRedoLogError",
+    "RedoLogInUse",
     "SnapshotPoint",
     "SnapshotTooOldError",
     "Source",
@@ -53,6 +54,20 @@ class SnapshotPoint:
 
     scn: int
     mining_start_scn: int
+
+
+@dataclass(frozen=True, slots=True)
+class RedoLogInUse:
+    """One redo log file a LogMiner window read."""
+
+    thread: int
+    sequence: int
+    name: str
+    online: bool
+
+    def describe(self) -> str:
+        kind = "online" if self.online else "archived"
+        return f"thread {self.thread} sequence {self.sequence} ({kind}) {self.name}".rstrip()
 
 
 @runtime_checkable
@@ -104,6 +119,11 @@ class Source(Protocol):
     ) -> AbstractContextManager[Iterator[LogMinerRow]]:
         """One LogMiner session over ``start_scn..end_scn`` (inclusive) for ``tables``.
         Raises MissingRedoLogError when redo for the range is gone."""
+        ...
+
+    def last_window_logs(self) -> Sequence[RedoLogInUse]:
+        """The redo logs the last ``mine`` read (empty before the first window, or when the
+        source has no log catalog)."""
         ...
 
     def close(self) -> None:

@@ -1,7 +1,7 @@
 """``open_source``: the Source a configuration's ``source`` mapping names.
 
-- ``{kind: oracle, dsn, user, password_env | password_file [, wallet_dir]}``: python-oracledb
-  thin mode;
+- ``{kind: oracle, dsn, user, password_env | password_file [, wallet_dir,
+  connect_timeout_seconds]}``: python-oracledb thin mode;
 - ``{kind: sim [, tables, transactions, seed, rollback_ratio, ...]}``: a simulated database
   running a seeded workload (``WorkloadSpec`` fields), read through its DB-API face by the
   Oracle code; tests may pass a ready ``database`` (a SimDatabase) instead;
@@ -17,7 +17,15 @@ from typing import Any
 from extractor.source.base import Source
 from extractor.source.errors import SourceError
 
-_CONNECTION_KEYS = {"kind", "dsn", "user", "password_env", "password_file", "wallet_dir"}
+_CONNECTION_KEYS = {
+    "kind",
+    "dsn",
+    "user",
+    "password_env",
+    "password_file",
+    "wallet_dir",
+    "connect_timeout_seconds",
+}
 
 
 def open_source(config: Mapping[str, Any]) -> Source:
@@ -36,17 +44,23 @@ def open_source(config: Mapping[str, Any]) -> Source:
 
 
 def _oracle(config: Mapping[str, Any]) -> Source:
-    from extractor.source.oracle.connect import connect, read_password
+    from extractor.source.oracle.connect import (
+        DEFAULT_CONNECT_TIMEOUT_SECONDS,
+        connect,
+        read_password,
+    )
     from extractor.source.oracle.oracle_source import OracleSource
 
     unknown = sorted(set(config) - _CONNECTION_KEYS)
     if unknown:
         raise SourceError(f"unknown key(s) under source: {', '.join(unknown)}")
+    timeout = config.get("connect_timeout_seconds", DEFAULT_CONNECT_TIMEOUT_SECONDS)
     connection = connect(
         str(config["dsn"]),
         str(config["user"]),
         read_password(config),
         wallet_dir=config.get("wallet_dir"),
+        timeout_seconds=float(timeout),
     )
     return OracleSource(connection)
 

@@ -1,14 +1,18 @@
 """The whole pipeline on a replay bundle that grows: the first part of a recorded workload and a
-sync, then the whole bundle and a sync; each time the replicas equal the simulator's state."""
+sync, then the whole bundle and a sync; each time the replicas equal the simulator's state, and
+``oracdc status`` reports the batches landed, consolidated and in the replicas."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from extractor.config import config_from_mapping
+from extractor.cli import options as cli_options
+from extractor.cli.main import main
+from extractor.config import load_config
 from extractor.demo import prepare_work_dir
 from extractor.land.spark_session import run_dbt
 from extractor.pipeline.runtime import open_runtime
@@ -17,6 +21,7 @@ from extractor.sim.database import SimDatabase
 from extractor.sim.workload import WorkloadRunner, WorkloadSpec
 from extractor.source.factory import open_source
 from extractor.source.replay.recorder import record_bundle
+from extractor.staging_contract import staging_table_name
 from extractor.verify.compare import compare_table
 
 pytestmark = pytest.mark.spark
@@ -25,7 +30,10 @@ REPLICA_SCHEMA = "replay_two_step"
 
 
 def test_a_growing_bundle_synced_in_two_steps_gives_the_source_state(
-    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    spark: Any,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     db = SimDatabase()
     workload = WorkloadRunner(db, WorkloadSpec(tables=5, seed=21, interleave=6))
@@ -39,16 +47,13 @@ def test_a_growing_bundle_synced_in_two_steps_gives_the_source_state(
     work = tmp_path / "project"
     prepare_work_dir(work)
     monkeypatch.setenv("ORACDC_DBT_SCHEMA", REPLICA_SCHEMA)
-    config = config_from_mapping(
-        {
-            "source": {"kind": "replay", "path": str(bundle)},
-            "tables": ["SIM.*"],
-            "data_dir": "data",
-            "staging_schema": "replay_two_step_staging",
-            "dbt": {"project_dir": "."},
-        },
-        base_dir=work,
+    config_file = work / "oracdc.yml"
+    config_file.write_text(
+        f"source: {{kind: replay, path: '{bundle}'}}\ntables: [SIM.*]\ndata_dir: data\n"
+        "staging_schema: replay_two_step_staging\ndbt: {project_dir: .}\n",
+        encoding="utf-8",
     )
+    config = load_config(config_file)
     assert run_dbt(["deps"], project_dir=work, profiles_dir=work).success
 
     def sync_and_compare() -> int:
@@ -62,9 +67,35 @@ def test_a_growing_bundle_synced_in_two_steps_gives_the_source_state(
         assert [r for r in results if not r.matches] == []
         return scn
 
+    def staged_batch(table: str) -> int:
+        owner, name = table.split(".")
+        relation = f"replay_two_step_staging.{staging_table_name(owner, name)}"
+        return int(spark.sql(f"select max(_batch_id) from {relation}").collect()[0][0])
+
+    def status() -> dict[str, Any]:
+        monkeypatch.setattr(cli_options, "open_spark", lambda config: spark)
+        capsys.readouterr()  # dbt's output of the sync
+        assert main(["status", "--json", "--replicas", "--config", str(config_file)]) == 0
+        report: dict[str, Any] = json.loads(capsys.readouterr().out)
+        for table, row in report["tables"].items():  # what staging holds, read independently
+            assert row["last_landed_batch"] == staged_batch(table), table
+        return report
+
     first_scn = sync_and_compare()
+    first_status = status()
     workload.run(120)
     record_bundle(db, bundle, snapshot_scns=snapshots, since_scn=first.first_scn)
     second_scn = sync_and_compare()
+    second_status = status()
 
     assert second_scn > first_scn
+    for report in (first_status, second_status):
+        assert report["overall"]["redo_logs_in_use"], "the window's logs from logs.json"
+        assert len(report["tables"]) == 5
+        for table, row in report["tables"].items():
+            assert row["last_consolidated_batch"] == row["last_landed_batch"], table
+            assert row["replica_batch"] is not None, table
+            assert row["replica_batch"] <= row["last_consolidated_batch"], table
+    for table, row in second_status["tables"].items():
+        before = first_status["tables"][table]["last_consolidated_batch"]
+        assert row["last_consolidated_batch"] > before, table

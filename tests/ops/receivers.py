@@ -1,4 +1,4 @@
-"""Local stand-ins for alert receivers: an HTTP server on 127.0.0.1, a closed port."""
+"""Local stand-ins on 127.0.0.1: an alert receiver, a closed port, a port that never answers."""
 
 from __future__ import annotations
 
@@ -37,9 +37,25 @@ def webhook_receiver() -> Iterator[tuple[str, list[dict[str, Any]]]]:
         thread.join(5)
 
 
+# Bound, never listening, never released: connections to them are refused at once, and no
+# other listener (a Spark or py4j port opened later in the session) can take them over. A
+# released port could be reused by a server that accepts and never answers.
+_HELD_PORTS: list[socket.socket] = []
+
+
 def closed_port() -> int:
-    """A local port nothing listens on (bound, then released)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
+    """A local port that refuses connections for the rest of the test session."""
+    holder = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    holder.bind(("127.0.0.1", 0))
+    _HELD_PORTS.append(holder)
+    port: int = holder.getsockname()[1]
     return port
+
+
+@contextmanager
+def silent_listener() -> Iterator[int]:
+    """A local port that accepts connections and never answers (not an Oracle listener)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen(8)
+        yield server.getsockname()[1]

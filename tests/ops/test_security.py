@@ -18,7 +18,7 @@ from extractor.verify.digest_rows import BucketRange
 from extractor.verify.errors import VerifyError
 from extractor.verify.replica_digest import ReplicaDigests, replica_table_name
 from extractor.verify.source_digest import count_statement, digest_statement
-from tests.ops.receivers import closed_port
+from tests.ops.receivers import closed_port, silent_listener
 
 SECRET = "S3cr3t-Pa55word-do-not-print"
 
@@ -43,6 +43,34 @@ def test_a_failing_run_never_prints_or_logs_the_password(
     assert "cannot connect" in output.err  # the run did fail where the password is used
     for text in (output.out, output.err, caplog.text):
         assert SECRET not in text
+
+
+def test_a_port_that_accepts_but_never_answers_fails_at_the_connect_timeout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("OPS_SECRET_PW", SECRET)
+    config = tmp_path / "oracdc.yml"
+    with silent_listener() as port:
+        config.write_text(
+            f"source: {{kind: oracle, dsn: '127.0.0.1:{port}/ORCL', user: C##ORACDC, "
+            "password_env: OPS_SECRET_PW, connect_timeout_seconds: 0.5}\n"
+            "tables: [HR.*]\ndata_dir: data\n",
+            encoding="utf-8",
+        )
+        code = main(["stream", "--once", "--config", str(config)])
+    assert code == 1
+    assert "no answer within 0.5 s" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("timeout", [0, -1, "soon", True])
+def test_a_connect_timeout_that_is_not_a_positive_number_is_refused(timeout: object) -> None:
+    raw = {
+        "source": {"kind": "oracle", "dsn": "db:1521/ORCL", "user": "U", "password_env": "P",
+                   "connect_timeout_seconds": timeout},
+        "tables": ["HR.*"],
+    }  # fmt: skip
+    with pytest.raises(ConfigError, match="connect_timeout_seconds"):
+        config_from_mapping(raw, base_dir=Path("."))
 
 
 def _password_file(tmp_path: Path, mode: int) -> dict[str, str]:

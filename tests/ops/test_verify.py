@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from extractor.cli import options as cli_options
 from extractor.cli import verify as verify_cli
 from extractor.cli.main import main
 from extractor.dictionary import TableDef
@@ -148,7 +149,7 @@ def cli_project(
             """The session's source stays open."""
 
     monkeypatch.setattr(verify_cli, "open_source", lambda config: Unclosed())
-    monkeypatch.setattr(verify_cli, "open_spark", lambda config: spark)
+    monkeypatch.setattr(cli_options, "open_spark", lambda config: spark)
     return config
 
 

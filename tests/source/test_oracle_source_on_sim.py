@@ -172,3 +172,20 @@ def test_handover_point_starts_mining_at_the_oldest_open_transaction(
     point = sim_source.snapshot_point(sim_source.list_tables([("*", "*")]))
     assert point.scn == db.current_scn()
     assert point.mining_start_scn == min([*open_starts, point.scn])
+
+
+def test_the_logs_a_window_read_are_reported_with_the_current_one_last() -> None:
+    db = SimDatabase()
+    for _ in range(3):
+        db.switch_log()
+    source = OracleSource(SimConnection(db), nls=db.nls)
+    assert source.last_window_logs() == ()
+    files = db.log_files()
+    current = next(f for f in files if f.status == "CURRENT")
+    second = min((f for f in files if f.sequence == 2), key=lambda f: f.name)
+    with source.mine(second.first_change, db.current_scn(), []) as rows:
+        list(rows)
+    logs = source.last_window_logs()
+    assert [log.sequence for log in logs] == [2, 3, current.sequence]
+    assert logs[-1].online and logs[-1].name == current.name
+    assert logs[-1].describe().startswith(f"thread 1 sequence {current.sequence} (online) ")

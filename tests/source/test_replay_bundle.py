@@ -151,6 +151,9 @@ def test_unavailable_log_fails_like_ora_01291(bundle: Path) -> None:
     source = ReplaySource(bundle)
     with source.mine(1001, 1001, []) as rows:
         list(rows)
+    assert [log.describe() for log in source.last_window_logs()] == [
+        "thread 1 sequence 121 (online) /redo/redo01.log"
+    ]
     with pytest.raises(MissingRedoLogError), source.mine(950, 1001, []):
         pass
 

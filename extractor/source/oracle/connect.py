@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import logging
 import os
+import queue
 import stat
+import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -18,20 +20,54 @@ from extractor.source.oracle.errors import error_message, full_code
 log = logging.getLogger(__name__)
 
 
-def connect(dsn: str, user: str, password: str, *, wallet_dir: str | None = None) -> Any:
-    """A thin-mode connection to ``dsn`` as ``user``; SourceConnectionError when it fails."""
-    extra: dict[str, Any] = {}
+DEFAULT_CONNECT_TIMEOUT_SECONDS = 60.0
+
+
+def connect(
+    dsn: str,
+    user: str,
+    password: str,
+    *,
+    wallet_dir: str | None = None,
+    timeout_seconds: float = DEFAULT_CONNECT_TIMEOUT_SECONDS,
+) -> Any:
+    """A thin-mode connection to ``dsn`` as ``user``; SourceConnectionError when it fails or
+    does not complete within ``timeout_seconds``.
+
+    python-oracledb's ``tcp_connect_timeout`` bounds the TCP connect only: a port that accepts
+    but never answers (not a listener) would block the handshake for ever. The connect runs
+    in a daemon thread that is abandoned at the deadline; its socket goes with the process.
+    """
+    extra: dict[str, Any] = {"tcp_connect_timeout": timeout_seconds}
     if wallet_dir:
-        extra = {"config_dir": wallet_dir, "wallet_location": wallet_dir}
+        extra.update(config_dir=wallet_dir, wallet_location=wallet_dir)
     log.info("connecting to Oracle %s as %s", dsn, user)
+    outcome: queue.Queue[tuple[bool, Any]] = queue.Queue(maxsize=1)
+
+    def attempt() -> None:
+        try:
+            outcome.put((True, oracledb.connect(user=user, password=password, dsn=dsn, **extra)))
+        except BaseException as error:  # handed to the caller's thread
+            outcome.put((False, error))
+
+    threading.Thread(target=attempt, name="oracle-connect", daemon=True).start()
     try:
-        return oracledb.connect(user=user, password=password, dsn=dsn, **extra)
-    except oracledb.Error as error:
+        succeeded, value = outcome.get(timeout=timeout_seconds)
+    except queue.Empty:
         raise SourceConnectionError(
-            f"cannot connect to Oracle {dsn} as {user} ({full_code(error)}): "
-            f"{error_message(error)}",
+            f"cannot connect to Oracle {dsn} as {user}: no answer within {timeout_seconds:g} s",
+            fix="check that source.dsn names an Oracle listener (host, port and service), or "
+            "raise source.connect_timeout_seconds",
+        ) from None
+    if succeeded:
+        return value
+    if isinstance(value, oracledb.Error):
+        raise SourceConnectionError(
+            f"cannot connect to Oracle {dsn} as {user} ({full_code(value)}): "
+            f"{error_message(value)}",
             fix="check source.dsn, source.user and the password, and that the listener is up",
         ) from None
+    raise value
 
 
 def read_password(source: Mapping[str, Any]) -> str:

@@ -17,7 +17,7 @@ import pyarrow as pa
 from extractor.dictionary import SupplementalLogging, TableDef
 from extractor.logminer_row import LogMinerRow
 from extractor.nls import NlsSettings
-from extractor.source.base import SnapshotPoint
+from extractor.source.base import RedoLogInUse, SnapshotPoint
 from extractor.source.errors import SourceError
 from extractor.source.oracle import dictionary, queries, redo_logs
 from extractor.source.oracle.errors import full_code, raise_unhandled
@@ -46,6 +46,7 @@ class OracleSource:
         self._arraysize = logminer_arraysize
         self._tables: dict[tuple[str, str], TableDef] = {}
         self._database_logging: SupplementalLogging | None = None
+        self._window_logs: tuple[RedoLogInUse, ...] = ()
         _check_nls(self._nls)
         self._run("ALTER SESSION", lambda cur: cur.execute(self._nls.alter_session_sql()))
 
@@ -124,9 +125,15 @@ class OracleSource:
             lambda c: redo_logs.read_log_catalog(c, start_scn, end_scn),
         )
         logs = redo_logs.select_logs(candidates, start_scn, end_scn)
+        self._window_logs = tuple(
+            RedoLogInUse(r.thread, r.sequence, r.name, r.online) for r in logs
+        )
         log.debug("mining SCN %d..%d from %d log(s)", start_scn, end_scn, len(logs))
         with logminer_session(self._connection, logs, start_scn, end_scn) as cursor:
             yield contents_rows(cursor, start_scn, end_scn, tables, self._arraysize)
+
+    def last_window_logs(self) -> Sequence[RedoLogInUse]:
+        return self._window_logs
 
     def close(self) -> None:
         self._connection.close()

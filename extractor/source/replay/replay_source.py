@@ -30,7 +30,7 @@ from extractor.dictionary import TableDef
 from extractor.logminer_row import LogMinerRow
 from extractor.nls import NlsSettings
 from extractor.source.arrow_schema import snapshot_batch
-from extractor.source.base import SnapshotPoint
+from extractor.source.base import RedoLogInUse, SnapshotPoint
 from extractor.source.errors import MissingRedoLogError, SnapshotTooOldError, TableNotFoundError
 from extractor.source.replay import bundle_format as fmt
 from extractor.source.rowid_order import rowid_sort_key
@@ -56,6 +56,7 @@ class ReplaySource:
         self._offset = 0
         self._next_line = 1
         self._file_size = 0
+        self._window_logs: tuple[RedoLogInUse, ...] = ()
 
     @property
     def nls(self) -> NlsSettings:
@@ -164,7 +165,7 @@ class ReplaySource:
     def _mine(
         self, start_scn: int, end_scn: int, tables: Sequence[TableDef]
     ) -> Iterator[Iterator[LogMinerRow]]:
-        self._check_logs(start_scn, end_scn)
+        self._window_logs = self._check_logs(start_scn, end_scn)
         self._load_logminer()
         low = bisect.bisect_left(self._scns, start_scn)
         high = bisect.bisect_right(self._scns, end_scn)
@@ -176,6 +177,9 @@ class ReplaySource:
         stop = self._offsets[high] if high < len(self._offsets) else self._offset
         lines = fmt.iter_logminer(self._path, self._offsets[low], stop_offset=stop)
         yield (row for _, _, _, row in lines if _selected(row, owners, names))
+
+    def last_window_logs(self) -> Sequence[RedoLogInUse]:
+        return self._window_logs
 
     def close(self) -> None:
         self._reset_index()
@@ -237,10 +241,13 @@ class ReplaySource:
             self._offset, self._next_line = end, number + 1
         self._file_size = size
 
-    def _check_logs(self, start_scn: int, end_scn: int) -> None:
+    def _check_logs(self, start_scn: int, end_scn: int) -> tuple[RedoLogInUse, ...]:
+        """The catalogued logs overlapping the range; MissingRedoLogError if one of them is
+        not available."""
         logs = fmt.read_logs(self._path)
         if logs is None:
-            return
+            return ()
+        in_use = []
         for entry in logs:
             overlaps = entry.first_change <= end_scn and (
                 entry.next_change is None or entry.next_change > start_scn
@@ -252,6 +259,11 @@ class ReplaySource:
                     f"log thread {entry.thread} sequence {entry.sequence} ({entry.name}) is "
                     "not available (ORA-01291 missing log file)",
                 )
+            if overlaps:
+                in_use.append(
+                    RedoLogInUse(entry.thread, entry.sequence, entry.name, not entry.archived)
+                )
+        return tuple(in_use)
 
 
 def _selected(row: LogMinerRow, owners: set[str], names: set[tuple[str, str]]) -> bool:

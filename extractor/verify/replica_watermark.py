@@ -1,0 +1,32 @@
+"""The replica's own watermark: the highest ``_batch_id`` it has taken in.
+
+The consolidation model reads the staging rows above this watermark on its next run, so it is
+the last batch consolidated as dbt sees it, whoever ran dbt. With hard deletes, a last batch
+holding only deletes leaves no row behind and is not counted (it is read again, harmlessly).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from extractor.staging_contract import replica_model_name
+from extractor.verify.replica_digest import quote_spark
+
+
+def replica_watermarks(spark: Any, schema: str, tables: Iterable[str]) -> dict[str, int | None]:
+    """``OWNER.TABLE`` -> the replica's highest ``_batch_id``; None for a replica that does
+    not exist yet or is empty."""
+    quoted_schema = quote_spark(schema, "replica schema")
+    watermarks: dict[str, int | None] = {}
+    for qualified in tables:
+        owner, _, name = qualified.partition(".")
+        model = replica_model_name(owner, name)
+        if not spark.catalog.tableExists(f"{schema}.{model}"):
+            watermarks[qualified] = None
+            continue
+        relation = f"{quoted_schema}.{quote_spark(model, 'replica')}"
+        row = spark.sql(f"select max(`_batch_id`) as watermark from {relation}").collect()[0]
+        value = row["watermark"]
+        watermarks[qualified] = None if value is None else int(value)
+    return watermarks
