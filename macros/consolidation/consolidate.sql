@@ -5,8 +5,9 @@
     per key (docs/dbt.md, architecture.md section 4). Steps, one CTE each:
       new_changes      staging rows with _batch_id above the replica's highest (its watermark)
       touched_keys     keys (and their hash bucket) those rows change
-      current_rows     replica rows to fold in: every row of a touched bucket (insert_overwrite
-                       rewrites buckets whole) or only the touched keys (merge)
+      current_rows     replica rows of the touched keys, to fold in
+      untouched_rows   (insert_overwrite) the other rows of the touched buckets: a bucket is
+                       rewritten whole, these pass through unchanged, without ranking
       earlier_deletes  deletes of touched keys from earlier batches: a late-landed snapshot
                        older than a consolidated delete must not bring the key back
       versions         all of them with one "carried" flag per source column
@@ -15,8 +16,9 @@
       consolidated     per column the newest value carried since the base; metadata of the
                        newest change
       bucketed         plus the key's hash bucket (the partition column)
-      final            deletes dropped (a marker row for a bucket left empty, see
+      changed          deletes dropped (a marker row for a bucket left empty, see
                        drop_emptied_buckets), or kept with _deleted = true (soft deletes)
+      final            changed rows, plus untouched_rows (insert_overwrite)
 #}
 {% macro consolidate(staging_relation, key_columns, bucket_count=none) -%}
     {{ return(adapter.dispatch('consolidate', 'oracle_cdc')(staging_relation, key_columns, bucket_count)) }}
@@ -59,18 +61,32 @@ touched_keys as (
 current_rows as (
 
     select * from {{ this }} as replica
-    {% if rewrites_buckets -%}
-    where replica._bucket in (select touched._bucket from touched_keys as touched)
-    {%- else -%}
     where exists (
-        select 1 from touched_keys as touched
-        where {{ oracle_cdc._null_safe_key_match(keys, 'touched', 'replica') }}
-    )
-    {%- endif %}
-      {# -- marker rows of emptied buckets (see drop_emptied_buckets) are no versions -- #}
-      and replica._op is not null
+            select 1 from touched_keys as touched
+            where {{ oracle_cdc._null_safe_key_match(keys, 'touched', 'replica') }}
+        )
+        {%- if rewrites_buckets %}
+        and replica._bucket in (select touched._bucket from touched_keys as touched)
+        {%- endif %}
+        {# -- marker rows of emptied buckets (see drop_emptied_buckets) are no versions -- #}
+        and replica._op is not null
 
 ),
+{%- if rewrites_buckets %}
+
+untouched_rows as (
+
+    select * from {{ this }} as replica
+    where
+        replica._bucket in (select touched._bucket from touched_keys as touched)
+        and not exists (
+            select 1 from touched_keys as touched
+            where {{ oracle_cdc._null_safe_key_match(keys, 'touched', 'replica') }}
+        )
+        and replica._op is not null
+
+),
+{%- endif %}
 
 earlier_deletes as (
 
@@ -167,9 +183,16 @@ bucketed as (
 {%- if incremental and rewrites_buckets and not soft_deletes %}
 
 {# -- insert_overwrite leaves a partition untouched when the query writes nothing to it, so a
-     touched bucket whose keys were all deleted keeps one marker row (every column NULL);
-     drop_emptied_buckets drops such partitions after the insert -- #}
-live_per_bucket as (
+     touched bucket whose keys were all deleted, and which keeps no untouched row, keeps one
+     marker row (every column NULL); drop_emptied_buckets drops such partitions after the
+     insert -- #}
+buckets_with_untouched_rows as (
+
+    select distinct _bucket from untouched_rows
+
+),
+
+changed_per_bucket as (
 
     select
         *,
@@ -179,24 +202,30 @@ live_per_bucket as (
 
 ),
 
-final as (
+changed as (
 
     select
         {%- for column in columns %}
-        case when _live_in_bucket > 0 then {{ column.quoted }} end as {{ column.quoted }},
+        case when _op <> 'd' then {{ column.quoted }} end as {{ column.quoted }},
         {%- endfor %}
         {%- for name in metadata %}
-        case when _live_in_bucket > 0 then {{ name }} end as {{ name }},
+        case when _op <> 'd' then {{ name }} end as {{ name }},
         {%- endfor %}
-        _live_in_bucket = 0 as _deleted,
+        _op = 'd' as _deleted,
         _bucket
-    from live_per_bucket
-    where _op <> 'd' or (_live_in_bucket = 0 and _row_in_bucket = 1)
+    from changed_per_bucket
+    where
+        _op <> 'd'
+        or (
+            _live_in_bucket = 0
+            and _row_in_bucket = 1
+            and _bucket not in (select kept._bucket from buckets_with_untouched_rows as kept)
+        )
 
-)
+),
 {%- else %}
 
-final as (
+changed as (
 
     select
         {%- for column in columns %}
@@ -212,8 +241,34 @@ final as (
     where _op <> 'd'
     {%- endif %}
 
-)
+),
 {%- endif %}
+
+final as (
+
+    select * from changed
+    {%- if incremental and rewrites_buckets %}
+
+    union all
+
+    {# -- the rest of each rewritten bucket, as it is -- #}
+    select
+        {%- for column in columns %}
+        {%- if column.in_replica %}
+        {{ column.quoted }},
+        {%- else %}
+        cast(null as {{ column.data_type }}) as {{ column.quoted }},
+        {%- endif %}
+        {%- endfor %}
+        {%- for name in metadata %}
+        {{ name }},
+        {%- endfor %}
+        _deleted,
+        _bucket
+    from untouched_rows
+    {%- endif %}
+
+)
 
 select * from final
 {%- endmacro %}
