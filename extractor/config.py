@@ -223,8 +223,9 @@ def _source(raw: Any, where: str, base_dir: Path) -> Mapping[str, Any]:
         for key in ("password_file", "wallet_dir"):
             if source.get(key):
                 source[key] = str(_path(source[key], base_dir))
-        timeout = source.get("connect_timeout_seconds", 60)
-        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+        timeout = source.get("connect_timeout_seconds")
+        valid = isinstance(timeout, int | float) and not isinstance(timeout, bool) and timeout > 0
+        if "connect_timeout_seconds" in source and not valid:
             raise ConfigError(
                 f"{where}: source.connect_timeout_seconds must be a positive number of seconds, "
                 f"not {timeout!r}"

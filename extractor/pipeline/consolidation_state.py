@@ -37,6 +37,7 @@ def landed_batches(stats: ExtractorStats) -> dict[str, int]:
 
 
 def load_consolidated(data_dir: Path) -> dict[str, ConsolidatedBatch]:
+    """What the file holds; a missing or damaged file (or entry) counts as not recorded."""
     path = data_dir / CONSOLIDATED_FILE
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
@@ -44,11 +45,11 @@ def load_consolidated(data_dir: Path) -> dict[str, ConsolidatedBatch]:
         return {}
     if not isinstance(raw, dict):
         return {}
-    return {
-        name: ConsolidatedBatch(int(entry["batch_id"]), str(entry["at"]))
-        for name, entry in raw.items()
-        if isinstance(entry, dict) and "batch_id" in entry and "at" in entry
-    }
+    batches = {}
+    for name, entry in raw.items():
+        if isinstance(entry, dict) and isinstance(entry.get("batch_id"), int) and "at" in entry:
+            batches[name] = ConsolidatedBatch(entry["batch_id"], str(entry["at"]))
+    return batches
 
 
 def record_consolidated(data_dir: Path, batches: Mapping[str, int], at: datetime) -> None:
