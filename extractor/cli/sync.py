@@ -40,6 +40,12 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(handler=run)
 
 
+def wait_between_cycles(seconds: float) -> None:
+    """The pause between cycles (its own name, so that a test can replace this pause alone
+    and not ``time.sleep`` of every thread in the process)."""
+    time.sleep(seconds)
+
+
 def run(args: argparse.Namespace) -> int:
     config = config_of(args)
     dbt = dbt_settings(config)
@@ -56,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
                 raise
             print(f"sync: cycle failed: {error.one_line()}; retrying in {interval:g}s", flush=True)
             cycle += 1
-            time.sleep(interval)
+            wait_between_cycles(interval)
 
 
 def _run_cycles(
@@ -83,4 +89,4 @@ def _run_cycles(
             )
             if once:
                 return cycle
-            time.sleep(max(0.0, interval - (time.monotonic() - started)))
+            wait_between_cycles(max(0.0, interval - (time.monotonic() - started)))

@@ -182,7 +182,9 @@ def test_sync_keeps_looping_after_failed_cycles_and_notifies_once(
         if len(sleeps) == 3:
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(sync_cli.time, "sleep", sleep)
+    # Not time.sleep: that is every thread's (a Spark or py4j thread sleeping in a loop would
+    # call the fake too, spin and fill ``sleeps`` until the machine runs out of memory).
+    monkeypatch.setattr(sync_cli, "wait_between_cycles", sleep)
     with webhook_receiver() as (url, received):
         config = _failing_sync_config(tmp_path, url)
         code = main(["sync", "--interval", "7", "--config", str(config)])
