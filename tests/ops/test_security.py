@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -12,6 +14,7 @@ from extractor.cli.main import main
 from extractor.config import ConfigError, config_from_mapping
 from extractor.dictionary import ColumnDef, TableDef
 from extractor.source.errors import SourceConnectionError
+from extractor.source.oracle import connect as oracle_connect
 from extractor.source.oracle.connect import read_password
 from extractor.source.oracle.queries import InvalidIdentifierError
 from extractor.verify.digest_rows import BucketRange
@@ -23,6 +26,17 @@ from tests.ops.receivers import closed_port, silent_listener
 SECRET = "S3cr3t-Pa55word-do-not-print"
 
 
+def _oracle_config(tmp_path: Path, port: int, *extra: str) -> Path:
+    """oracdc.yml of an Oracle source on 127.0.0.1:``port`` with the password in the env."""
+    config = tmp_path / "oracdc.yml"
+    source = ", ".join(
+        (f"kind: oracle, dsn: '127.0.0.1:{port}/ORCL', user: C##ORACDC",
+         "password_env: OPS_SECRET_PW", *extra)
+    )  # fmt: skip
+    config.write_text(f"source: {{{source}}}\ntables: [HR.*]\ndata_dir: data\n", encoding="utf-8")
+    return config
+
+
 def test_a_failing_run_never_prints_or_logs_the_password(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -30,12 +44,7 @@ def test_a_failing_run_never_prints_or_logs_the_password(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     monkeypatch.setenv("OPS_SECRET_PW", SECRET)
-    config = tmp_path / "oracdc.yml"
-    config.write_text(
-        f"source: {{kind: oracle, dsn: '127.0.0.1:{closed_port()}/ORCL', user: C##ORACDC, "
-        "password_env: OPS_SECRET_PW}\ntables: [HR.*]\ndata_dir: data\n",
-        encoding="utf-8",
-    )
+    config = _oracle_config(tmp_path, closed_port())
     with caplog.at_level(logging.DEBUG):
         code = main(["stream", "--once", "--config", str(config)])
     output = capsys.readouterr()
@@ -49,17 +58,28 @@ def test_a_port_that_accepts_but_never_answers_fails_at_the_connect_timeout(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("OPS_SECRET_PW", SECRET)
-    config = tmp_path / "oracdc.yml"
     with silent_listener() as port:
-        config.write_text(
-            f"source: {{kind: oracle, dsn: '127.0.0.1:{port}/ORCL', user: C##ORACDC, "
-            "password_env: OPS_SECRET_PW, connect_timeout_seconds: 0.5}\n"
-            "tables: [HR.*]\ndata_dir: data\n",
-            encoding="utf-8",
-        )
+        config = _oracle_config(tmp_path, port, "connect_timeout_seconds: 0.5")
         code = main(["stream", "--once", "--config", str(config)])
     assert code == 1
     assert "no answer within 0.5 s" in capsys.readouterr().err
+
+
+def test_a_connection_made_after_the_deadline_is_closed(monkeypatch: pytest.MonkeyPatch) -> None:
+    closed = threading.Event()
+
+    class LateConnection:
+        def close(self) -> None:
+            closed.set()
+
+    def slow_connect(**params: object) -> LateConnection:
+        time.sleep(0.5)  # the real one, in the connect thread only
+        return LateConnection()
+
+    monkeypatch.setattr(oracle_connect.oracledb, "connect", slow_connect)
+    with pytest.raises(SourceConnectionError, match=r"no answer within 0\.1 s"):
+        oracle_connect.connect("db:1521/ORCL", "U", "pw", timeout_seconds=0.1)
+    assert closed.wait(5), "the late connection was left open"
 
 
 @pytest.mark.parametrize("timeout", [0, -1, "soon", True])

@@ -36,24 +36,37 @@ def connect(
 
     python-oracledb's ``tcp_connect_timeout`` bounds the TCP connect only: a port that accepts
     but never answers (not a listener) would block the handshake for ever. The connect runs
-    in a daemon thread that is abandoned at the deadline; its socket goes with the process.
+    in a daemon thread that is abandoned at the deadline; a connection it still makes after
+    that is closed at once (a thread stuck for ever keeps its socket until the process ends).
     """
     extra: dict[str, Any] = {"tcp_connect_timeout": timeout_seconds}
     if wallet_dir:
         extra.update(config_dir=wallet_dir, wallet_location=wallet_dir)
     log.info("connecting to Oracle %s as %s", dsn, user)
     outcome: queue.Queue[tuple[bool, Any]] = queue.Queue(maxsize=1)
+    handover = threading.Lock()
+    abandoned = threading.Event()
 
     def attempt() -> None:
         try:
-            outcome.put((True, oracledb.connect(user=user, password=password, dsn=dsn, **extra)))
+            result: tuple[bool, Any] = (True, oracledb.connect(**params))
         except BaseException as error:  # handed to the caller's thread
-            outcome.put((False, error))
+            result = (False, error)
+        with handover:
+            if abandoned.is_set():
+                _close_late(result)
+            else:
+                outcome.put(result)
 
+    params = {"user": user, "password": password, "dsn": dsn, **extra}
     threading.Thread(target=attempt, name="oracle-connect", daemon=True).start()
     try:
         succeeded, value = outcome.get(timeout=timeout_seconds)
     except queue.Empty:
+        with handover:  # a connection arriving from now on is closed by its thread
+            abandoned.set()
+            if not outcome.empty():
+                _close_late(outcome.get_nowait())
         raise SourceConnectionError(
             f"cannot connect to Oracle {dsn} as {user}: no answer within {timeout_seconds:g} s",
             fix="check that source.dsn names an Oracle listener (host, port and service), or "
@@ -68,6 +81,15 @@ def connect(
             fix="check source.dsn, source.user and the password, and that the listener is up",
         ) from None
     raise value
+
+
+def _close_late(result: tuple[bool, Any]) -> None:
+    succeeded, value = result
+    if succeeded:
+        try:
+            value.close()
+        except oracledb.Error:
+            log.debug("closing a connection made after the deadline failed", exc_info=True)
 
 
 def read_password(source: Mapping[str, Any]) -> str:
