@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Literal, cast
 
 SupplementalLogging = Literal["ALL", "PRIMARY KEY", "MINIMAL"]
@@ -99,9 +100,13 @@ class TableDef:
         """``OWNER.TABLE`` as used in snapshot file names and log messages."""
         return f"{self.owner}.{self.name}"
 
-    @property
+    @cached_property
     def column_names(self) -> tuple[str, ...]:
         return tuple(c.name for c in self.columns)
+
+    @cached_property
+    def column_name_set(self) -> frozenset[str]:
+        return frozenset(self.column_names)
 
     def column(self, name: str) -> ColumnDef:
         for col in self.columns:

@@ -108,29 +108,31 @@ class LogMinerRow:
 
     @classmethod
     def from_json(cls, raw: Mapping[str, Any]) -> LogMinerRow:
-        """Build a row from Oracle-named keys; raises KeyError/ValueError/TypeError."""
+        """Build a row from Oracle-named keys; raises KeyError/ValueError/TypeError.
+
+        Written flat (positional, no helper calls): it runs for every LogMiner row read."""
+        get = raw.get
+        code = int(raw["OPERATION_CODE"])
         return cls(
-            scn=int(raw["SCN"]),
-            start_scn=_optional_int(raw.get("START_SCN")),
-            commit_scn=_optional_int(raw.get("COMMIT_SCN")),
-            timestamp=_optional_str(raw.get("TIMESTAMP")),
-            commit_timestamp=_optional_str(raw.get("COMMIT_TIMESTAMP")),
-            xid=str(raw["XID"]),
-            operation=str(
-                raw.get("OPERATION") or OPERATION_NAMES.get(int(raw["OPERATION_CODE"]), "")
-            ),
-            operation_code=int(raw["OPERATION_CODE"]),
-            seg_owner=_optional_str(raw.get("SEG_OWNER")),
-            table_name=_optional_str(raw.get("TABLE_NAME")),
-            row_id=_optional_str(raw.get("ROW_ID")),
-            rs_id=str(raw["RS_ID"]),
-            ssn=int(raw.get("SSN") or 0),
-            csf=int(raw.get("CSF") or 0),
-            rollback=int(raw.get("ROLLBACK") or 0),
-            status=int(raw.get("STATUS") or 0),
-            info=_optional_str(raw.get("INFO")),
-            username=_optional_str(raw.get("USERNAME")),
-            sql_redo=_optional_str(raw.get("SQL_REDO")),
+            int(raw["SCN"]),
+            None if (start_scn := get("START_SCN")) is None else int(start_scn),
+            None if (commit_scn := get("COMMIT_SCN")) is None else int(commit_scn),
+            None if (timestamp := get("TIMESTAMP")) is None else str(timestamp),
+            None if (commit_time := get("COMMIT_TIMESTAMP")) is None else str(commit_time),
+            str(raw["XID"]),
+            str(get("OPERATION") or OPERATION_NAMES.get(code, "")),
+            code,
+            None if (owner := get("SEG_OWNER")) is None else str(owner),
+            None if (table := get("TABLE_NAME")) is None else str(table),
+            None if (row_id := get("ROW_ID")) is None else str(row_id),
+            str(raw["RS_ID"]),
+            int(get("SSN") or 0),
+            int(get("CSF") or 0),
+            int(get("ROLLBACK") or 0),
+            int(get("STATUS") or 0),
+            None if (info := get("INFO")) is None else str(info),
+            None if (username := get("USERNAME")) is None else str(username),
+            None if (sql_redo := get("SQL_REDO")) is None else str(sql_redo),
         )
 
 
@@ -145,11 +147,3 @@ def redo_position(rs_id: str, ssn: int) -> tuple[int, int, int, int]:
         raise ValueError(f"RS_ID {rs_id!r} is not of the form 0xSEQ.BLOCK.OFFSET")
     seq, block, offset = (int(p, 16) for p in parts)
     return seq, block, offset, ssn
-
-
-def _optional_int(value: Any) -> int | None:
-    return None if value is None else int(value)
-
-
-def _optional_str(value: Any) -> str | None:
-    return None if value is None else str(value)

@@ -114,10 +114,9 @@ class DatetimeFormat:
         if match is None:
             raise DatetimeFormatError(f"{text!r} does not match the format {self.model!r}")
         fields = {k: v for k, v in match.groupdict().items() if v is not None}
-        year_now = current_year if current_year is not None else date.today().year
         try:
             return ParsedDatetime(
-                year=_year(fields, year_now),
+                year=_year(fields, current_year),
                 month=_month(fields),
                 day=int(fields.get("day", "1")),
                 hour=_hour(fields),
@@ -189,9 +188,10 @@ def _element_at(upper: str, i: int, model: str) -> tuple[str, str, str]:
     raise DatetimeFormatError(f"format element at {model[i:]!r} of {model!r} is not supported")
 
 
-def _year(fields: dict[str, str], year_now: int) -> int:
+def _year(fields: dict[str, str], current_year: int | None) -> int:
     if "year" in fields:
         return int(fields["year"])
+    year_now = current_year if current_year is not None else date.today().year
     if "rr" in fields:
         text = fields["rr"]
         return int(text) if len(text) > 2 else _rr_year(int(text), year_now)

@@ -195,7 +195,9 @@ def _key_changed(table: TableDef, old: Mapping[str, object], new: Mapping[str, o
 
 
 def _check_columns(parsed: ParsedRedo, table: TableDef) -> None:
-    known = set(table.column_names)
+    known = table.column_name_set
+    if known.issuperset(parsed.new) and known.issuperset(parsed.old):
+        return
     for name in (*parsed.new, *parsed.old):
         if name not in known:
             raise UnknownColumnError(f"{name!r} of {table.qualified_name}")

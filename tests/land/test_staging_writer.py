@@ -20,7 +20,7 @@ from extractor.change_record import ChangeRecord
 from extractor.dictionary import ColumnDef, TableDef
 from extractor.land.audit_records import QuarantinedChange, SchemaChange
 from extractor.land.change_batch import change_batch, snapshot_batch
-from extractor.land.errors import StagingSchemaError
+from extractor.land.errors import LandingError, StagingSchemaError
 from extractor.land.staging_writer import StagingWriter
 from tests.land.records import EMP, EXTRACTED_AT, change
 
@@ -296,6 +296,17 @@ def test_max_batch_id_spans_staging_and_audit_tables(
 
 def test_empty_batch_writes_nothing(writer: StagingWriter) -> None:
     assert writer.append(EMP, change_batch(EMP, [], batch_id=99, extracted_at=EXTRACTED_AT)) == 0
+
+
+def test_a_batch_with_a_column_the_table_lacks_is_refused_before_anything_lands(
+    writer: StagingWriter,
+) -> None:
+    batch = _batch(EMP, {"ID": 1, "NAME": "x", "SALARY": None}, batch_id=98)
+    surprising = batch.append_column("no_such_column", pa.array([1], pa.int64()))
+    with pytest.raises(
+        LandingError, match=r"carries columns the table lacks: \['no_such_column'\]"
+    ):
+        writer.append(EMP, surprising)
 
 
 def _record(

@@ -133,6 +133,24 @@ def test_misspelt_logminer_key_is_refused(bundle: Path) -> None:
         ReplaySource(bundle).current_scn()
 
 
+def test_further_upper_case_logminer_columns_are_ignored_lower_case_ones_refused(
+    bundle: Path,
+) -> None:
+    production = {**_INSERT, "SQL_UNDO": "delete ...", "DATA_OBJ#": 7}
+    (bundle / "logminer.jsonl").write_text(json.dumps(production) + "\n")
+    assert ReplaySource(bundle).current_scn() == _INSERT["SCN"]
+    (bundle / "logminer.jsonl").write_text(json.dumps({**_INSERT, "sql_undo": "x"}) + "\n")
+    with pytest.raises(fmt.BundleError, match=r"logminer\.jsonl:1: unknown key 'sql_undo'"):
+        ReplaySource(bundle).current_scn()
+
+
+def test_a_logminer_line_that_is_not_utf8_names_file_and_line(bundle: Path) -> None:
+    with (bundle / "logminer.jsonl").open("ab") as out:
+        out.write(b'{"SCN": "\xff"}\n')
+    with pytest.raises(fmt.BundleError, match=r"logminer.jsonl:2: not a JSON object"):
+        ReplaySource(bundle).current_scn()
+
+
 def test_unknown_snapshot_column_names_file_and_line(bundle: Path) -> None:
     path = bundle / "snapshots" / "HR.EMPLOYEES.jsonl"
     path.write_text('{"scn": 1000}\n{"ROWID": "AAAS5GAAEAAAAJPAAA", "SALARY": "1"}\n')

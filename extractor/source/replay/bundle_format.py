@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from extractor.dictionary import DictionaryError, TableDef
 from extractor.errors import OracdcError
 from extractor.logminer_row import LOGMINER_COLUMNS, LogMinerRow
@@ -39,7 +41,9 @@ ROWID_KEY = "ROWID"
 _BUNDLE_KEYS = frozenset({"format", "database", "nls", "current_scn"})
 _LOG_KEYS = ("thread", "sequence", "first_change", "next_change", "name", "archived", "available")
 _REQUIRED_ROW_KEYS = ("SCN", "XID", "OPERATION_CODE", "RS_ID")
-_KNOWN_ROW_KEYS_UPPER = {name.upper() for name in LOGMINER_COLUMNS}
+_KNOWN_ROW_KEYS = frozenset(LOGMINER_COLUMNS)
+# msgspec decodes a logminer.jsonl line ~3x faster than json.loads (bench/README.md).
+_LINE_DECODER = msgspec.json.Decoder()
 
 
 class BundleError(OracdcError):
@@ -311,8 +315,8 @@ def iter_logminer(
             complete = raw_line.endswith(b"\n")
             if raw_line.strip():
                 try:
-                    value = json.loads(raw_line.decode("utf-8"))
-                except (json.JSONDecodeError, UnicodeDecodeError) as error:
+                    value = _LINE_DECODER.decode(raw_line)
+                except (msgspec.DecodeError, UnicodeDecodeError) as error:
                     if not complete:
                         return
                     raise BundleError(path, f"not a JSON object: {error}", number) from None
@@ -331,13 +335,13 @@ def append_logminer(bundle: Path, rows: Iterable[LogMinerRow]) -> None:
 def _logminer_row(path: Path, number: int, raw: Any) -> LogMinerRow:
     if not isinstance(raw, dict):
         raise BundleError(path, "a row must be a JSON object", number)
-    for key in raw:
-        if key not in LOGMINER_COLUMNS and key.upper() in _KNOWN_ROW_KEYS_UPPER:
+    for key in raw.keys() - _KNOWN_ROW_KEYS:  # usually none: a set difference in C
+        if key.upper() in _KNOWN_ROW_KEYS:
             raise BundleError(path, f"key {key!r} must be spelt {key.upper()!r}", number)
         if key != key.upper():
             raise BundleError(path, f"unknown key {key!r} (keys are Oracle column names)", number)
-    missing = [k for k in _REQUIRED_ROW_KEYS if raw.get(k) is None]
-    if missing:
+    if None in (raw.get("SCN"), raw.get("XID"), raw.get("OPERATION_CODE"), raw.get("RS_ID")):
+        missing = [k for k in _REQUIRED_ROW_KEYS if raw.get(k) is None]
         raise BundleError(path, f"missing {', '.join(missing)}", number)
     try:
         return LogMinerRow.from_json(raw)
