@@ -25,7 +25,7 @@ from extractor.assemble.records import CommitPosition as AssemblerCommitPosition
 from extractor.assemble.records import CommittedTransaction
 from extractor.assemble.transaction_buffer import TransactionBuffer
 from extractor.change_record import ChangeRecord
-from extractor.config import OracdcConfig
+from extractor.config import MiningSettings, OracdcConfig
 from extractor.dictionary import TableDef
 from extractor.errors import OracdcError
 from extractor.land.audit_records import QuarantinedChange, SchemaChange
@@ -309,11 +309,7 @@ class Extractor:
         save_stats(self._config.data_dir, self.stats)
 
     def _adapt_window(self, rows_read: int) -> None:
-        mining = self._config.mining
-        if rows_read > mining.target_rows_per_window:
-            self._window = max(mining.min_window_scns, self._window // 2)
-        elif rows_read < mining.target_rows_per_window // 4:
-            self._window = min(mining.max_window_scns, self._window * 2)
+        self._window = next_window_scns(self._window, rows_read, self._config.mining)
 
     # -- landing helpers used by _WindowLanding --------------------------------------------
 
@@ -456,6 +452,17 @@ class _WindowLanding:
     def _flush(self) -> None:
         self._extractor._land(self._records, self._errors, self._ddl)
         self._records, self._errors, self._ddl, self._held = {}, [], [], 0
+
+
+def next_window_scns(window_scns: int, rows_read: int, mining: MiningSettings) -> int:
+    """The next window's size: halved above ``target_rows_per_window`` rows, doubled below
+    half of it (each window costs one append per table: fewer, fuller windows land faster),
+    within ``[min_window_scns, max_window_scns]``."""
+    if rows_read > mining.target_rows_per_window:
+        return max(mining.min_window_scns, window_scns // 2)
+    if rows_read < mining.target_rows_per_window // 2:
+        return min(mining.max_window_scns, window_scns * 2)
+    return window_scns
 
 
 def _unpack_redo(redo_pos: int) -> tuple[int, int, int, int]:
