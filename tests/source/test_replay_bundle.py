@@ -140,8 +140,40 @@ def test_further_upper_case_logminer_columns_are_ignored_lower_case_ones_refused
     (bundle / "logminer.jsonl").write_text(json.dumps(production) + "\n")
     assert ReplaySource(bundle).current_scn() == _INSERT["SCN"]
     (bundle / "logminer.jsonl").write_text(json.dumps({**_INSERT, "sql_undo": "x"}) + "\n")
-    with pytest.raises(fmt.BundleError, match=r"logminer\.jsonl:1: unknown key 'sql_undo'"):
+    source = ReplaySource(bundle)
+    # the SCN index reads only SCN, XID and OPERATION_CODE; the whole line is checked when mined
+    assert source.current_scn() == _INSERT["SCN"]
+    with (
+        pytest.raises(fmt.BundleError, match=r"logminer\.jsonl:1: unknown key 'sql_undo'"),
+        source.mine(_INSERT["SCN"], _INSERT["SCN"], []) as rows,
+    ):
+        list(rows)
+
+
+def test_index_fields_of_another_json_type_are_read_as_a_whole_row_reads_them(
+    bundle: Path,
+) -> None:
+    as_text = {**_INSERT, "SCN": str(_INSERT["SCN"]), "OPERATION_CODE": "1"}
+    (bundle / "logminer.jsonl").write_text(json.dumps(as_text) + "\n")
+    assert ReplaySource(bundle).current_scn() == _INSERT["SCN"]
+    (bundle / "logminer.jsonl").write_text(json.dumps({**_INSERT, "SCN": "ten"}) + "\n")
+    with pytest.raises(fmt.BundleError, match=r"logminer\.jsonl:1: bad value"):
         ReplaySource(bundle).current_scn()
+
+
+def test_index_and_mined_rows_agree_line_for_line(bundle: Path) -> None:
+    lines = (bundle / "logminer.jsonl").read_bytes()
+    (bundle / "logminer.jsonl").write_bytes(lines + b"\n" + lines)  # a blank line between
+    index = list(fmt.iter_logminer_index(bundle))
+    mined = list(fmt.iter_logminer(bundle))
+    assert len(index) == len(mined) >= 2
+    for entry, (number, start, end, row) in zip(index, mined, strict=True):
+        assert (entry.number, entry.start, entry.end) == (number, start, end)
+        assert (entry.scn, entry.xid, entry.operation_code) == (
+            row.scn,
+            row.xid,
+            row.operation_code,
+        )
 
 
 def test_a_logminer_line_that_is_not_utf8_names_file_and_line(bundle: Path) -> None:

@@ -228,17 +228,18 @@ class ReplaySource:
         if size < self._file_size:  # rewritten, not appended: start over
             self._reset_index()
         last_scn = self._scns[-1] if self._scns else None
-        for number, start, end, row in fmt.iter_logminer(self._path, self._offset, self._next_line):
-            if last_scn is not None and row.scn < last_scn:
+        for entry in fmt.iter_logminer_index(self._path, self._offset, self._next_line):
+            scn = entry.scn
+            if last_scn is not None and scn < last_scn:
                 self._reset_index()
-                raise fmt.BundleError(path, "rows are not in SCN order")
-            last_scn = row.scn
-            self._scns.append(row.scn)
-            self._offsets.append(start)
-            self._first_scn.setdefault(row.xid, row.scn)
-            if row.operation_code in _TRANSACTION_END:
-                self._end_scn.setdefault(row.xid, row.scn)
-            self._offset, self._next_line = end, number + 1
+                raise fmt.BundleError(path, "rows are not in SCN order", entry.number)
+            last_scn = scn
+            self._scns.append(scn)
+            self._offsets.append(entry.start)
+            self._first_scn.setdefault(entry.xid, scn)
+            if entry.operation_code in _TRANSACTION_END:
+                self._end_scn.setdefault(entry.xid, scn)
+            self._offset, self._next_line = entry.end, entry.number + 1
         self._file_size = size
 
     def _check_logs(self, start_scn: int, end_scn: int) -> tuple[RedoLogInUse, ...]:
