@@ -2,8 +2,9 @@
 
 Every benchmark prints a plain table and writes the same numbers as JSON to
 ``bench/results/<name>-<UTC time>.json`` (the folder is git-ignored), next to the load
-average of the machine at the start and at the end of the run: the machine is shared, and
-a number is only meaningful with the load it was measured under.
+average of the machine at the start and at the end of the run and a CPU speed probe with
+every row: the machine is shared, and a number is only meaningful with the load and the
+speed it was measured under.
 """
 
 from __future__ import annotations
@@ -30,6 +31,26 @@ def load_average() -> tuple[float, float, float]:
     """The 1, 5 and 15 minute load averages."""
     one, five, fifteen = os.getloadavg()
     return round(one, 2), round(five, 2), round(fifteen, 2)
+
+
+def cpu_probe_seconds(repeat: int = 3) -> float:
+    """Best-of-``repeat`` seconds of a fixed single-threaded CPython workload (integer
+    arithmetic and dict stores, the kind of work parsing and typing do).
+
+    The load average does not show how fast a shared machine's cores are at the moment
+    (the host's other tenants): the same code measured 40 s in the morning and 70 s in the
+    evening at the same load. Runs taken at different times compare after dividing by
+    their probe."""
+    best = float("inf")
+    for _ in range(repeat):
+        started = time.perf_counter()
+        total = 0
+        table: dict[int, int] = {}
+        for value in range(1_000_000):
+            total += value * value % 7
+            table[value & 1023] = total
+        best = min(best, time.perf_counter() - started)
+    return round(best, 3)
 
 
 def peak_rss_mb() -> float:
@@ -100,8 +121,8 @@ class BenchRun:
     started_at: str = field(default_factory=lambda: datetime.now(UTC).isoformat(timespec="seconds"))
 
     def add(self, **row: Any) -> dict[str, Any]:
-        """Record one result row (the load average at that moment is added)."""
-        row = {**row, "load_1m": load_average()[0]}
+        """Record one result row (the load average and a CPU probe at that moment are added)."""
+        row = {**row, "load_1m": load_average()[0], "cpu_probe_s": cpu_probe_seconds()}
         self.rows.append(row)
         return row
 

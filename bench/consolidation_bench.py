@@ -236,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
                         row = run.add(run=attempt, **result)
                         print(format_table([row], list(row)), flush=True)
     columns = ["rows", "buckets", "run", "step", "changes", "dbt_s", "full_rebuild_s", "ratio"]
-    print(format_table(run.rows, [*columns, "load_1m"]))
+    print(format_table(run.rows, [*columns, "load_1m", "cpu_probe_s"]))
     print(f"target: incremental/full rebuild <= {TARGET_RATIO} for 1% at 10M rows")
     print(f"results: {run.save()}")
     return 0

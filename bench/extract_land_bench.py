@@ -190,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
             row = run.add(rows=rows, run=attempt, **meta, **measured)
             print(format_table([row], ["rows", "run", "rows_per_s", "peak_rss_mb"]), flush=True)
     columns = ["rows", "run", "change_rows", "total_s", "rows_per_s"]
-    columns += [f"{name}_s" for name in PHASES] + ["peak_rss_mb", "load_1m"]
+    columns += [f"{name}_s" for name in PHASES] + ["peak_rss_mb", "load_1m", "cpu_probe_s"]
     print(format_table(run.rows, columns))
     best = max((r["rows_per_s"] for r in run.rows), default=0)
     print(f"target {TARGET_ROWS_PER_S:,} rows/s; best {best:,} rows/s")

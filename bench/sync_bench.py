@@ -151,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
             row = run.add(cycle=attempt, dml_rows=issued, workload_s=workload_s, **measured)
             print(format_table([row], list(row)), flush=True)
     columns = ["cycle", "dml_rows", "change_rows", "cycle_s", "extract_s", "read_s", "parse_s"]
-    columns += ["land_s", "dbt_s", "setup_s", "peak_rss_mb", "load_1m"]
+    columns += ["land_s", "dbt_s", "setup_s", "peak_rss_mb", "load_1m", "cpu_probe_s"]
     print(format_table(run.rows, columns))
     print(f"target: a cycle under {TARGET_SECONDS:.0f} s")
     print(f"results: {run.save()}")

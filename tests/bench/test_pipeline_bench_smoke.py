@@ -33,6 +33,7 @@ def test_saved_results_carry_rows_machine_and_load_average(tmp_path: Path) -> No
     saved = json.loads(run.save(tmp_path).read_text(encoding="utf-8"))
     assert saved["rows"][0]["rows"] == 3
     assert "load_1m" in saved["rows"][0]
+    assert saved["rows"][0]["cpu_probe_s"] > 0
     assert len(saved["load_average_start"]) == 3
     assert saved["machine"]["cpus"] >= 1
 
