@@ -20,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 import _common
 import consolidation_bench
 import extract_land_bench
+import merge_on_read_bench
 import sync_bench
 
 
@@ -76,6 +77,36 @@ def test_consolidation_bench_replica_counts_follow_the_generated_changes(
     assert rows[1]["changes"] == 20
     assert _finite_positive(rows[0]["dbt_s"], rows[1]["dbt_s"], rows[1]["full_rebuild_s"])
     assert rows[1]["ratio"] == pytest.approx(rows[1]["dbt_s"] / rows[1]["full_rebuild_s"], 0.1)
+
+
+@pytest.mark.spark
+def test_merge_on_read_bench_view_serves_the_replicas_rows(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ORACDC_DBT_SCHEMA", consolidation_bench.REPLICA_SCHEMA)
+    project = consolidation_bench.prepare_project(tmp_path)
+    consolidation_bench.measure(spark, project, 200, 2, [0.1], "run")
+    # measure_merge_on_read itself raises when the view's count differs from the replica's
+    rows = merge_on_read_bench.measure_merge_on_read(spark, project, 2)
+    assert [r["step"] for r in rows] == [
+        "recent, with base rows",
+        "recent, full images only",
+        "count, replica",
+        "count, view",
+        "every column, replica",
+        "every column, view",
+        "full rebuild",
+    ]
+    assert _finite_positive(*(r["seconds"] for r in rows))
+    # "recent" holds one row per key of the last batch (20 changes, deletes as tombstones)
+    for table in (merge_on_read_bench.RECENT, merge_on_read_bench.RECENT_FULL_IMAGES):
+        counts = spark.sql(f"select count(*), count_if(_op = 'd') from {table}").collect()[0]
+        assert (counts[0], counts[1]) == (20, 1)
+
+
+def test_merge_on_read_bench_refuses_a_query_that_is_not_incremental() -> None:
+    with pytest.raises(RuntimeError, match="not the incremental"):
+        merge_on_read_bench.recent_queries("select * from staging", "r.t")
 
 
 @pytest.mark.spark

@@ -1,0 +1,138 @@
+"""What a merge-on-read replica would cost: a measurement for a design decision, not a feature.
+
+The replica models rewrite whole buckets (copy-on-write), so a 1% change spread over a
+table rewrites all of it (docs/performance.md section 2). A merge-on-read layout would keep
+a small "recent" table (the latest version of every key changed since the last compaction,
+deletes as tombstones) over the bucketed base, and serve the replica as a view. This
+measures, on the state ``consolidation_bench`` leaves (a replica and its staging table,
+the last change batch consolidated):
+
+1. building "recent" for the last batch with the replica model's own compiled incremental
+   query, cut after its ``bucketed`` step: once reading the base rows of the touched keys
+   (needed to merge partial images), once from the changes alone (full images);
+2. reading the replica directly and through the view (``count(*)`` and every column);
+3. a full rebuild (``dbt run --full-refresh``), the yardstick.
+
+    .venv/bin/python bench/merge_on_read_bench.py --rows 10M --fraction 0.01
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import consolidation_bench as cb
+from _common import BenchRun, format_table, parse_counts
+
+RECENT = "bench_mor_recent"
+RECENT_FULL_IMAGES = "bench_mor_recent_full_images"
+
+
+def recent_queries(compiled: str, replica: str) -> tuple[str, str]:
+    """(with base rows, full images only) queries of the "recent" table, from the model's
+    compiled incremental SQL with its watermark moved back by one batch."""
+    watermark = f"(select coalesce(max(_batch_id), -1) from {replica})"
+    if watermark not in compiled or "from current_rows\n" not in compiled:
+        raise RuntimeError("the compiled model is not the incremental consolidation query")
+    query = compiled.replace(watermark, f"({watermark} - 1)")
+    start = query.index("bucketed as (")
+    with_base = query[: query.index("\n),", start)] + "\n)\nselect * from bucketed"
+    full_images = with_base.replace("from current_rows\n", "from current_rows where false\n")
+    return with_base, full_images
+
+
+def view_query(spark: Any, replica: str, key: str) -> str:
+    """The replica as a merge-on-read view: recent rows that are not deletes, plus the base
+    rows whose key is not in recent."""
+    columns = ", ".join(f"`{c}`" for c in spark.table(replica).columns if c != "_deleted")
+    return (
+        f"select {columns} from {RECENT} where _op <> 'd' union all "
+        f"select {columns} from {replica} as base where not exists "
+        f"(select 1 from {RECENT} as recent where recent.`{key}` <=> base.`{key}`)"
+    )
+
+
+def measure_merge_on_read(spark: Any, project: Path, buckets: int) -> list[dict[str, Any]]:
+    """The steps above, each timed; raises when the view does not serve the replica's rows."""
+    from extractor.land.spark_session import run_dbt
+
+    replica = f"{cb.REPLICA_SCHEMA}.{cb.MODEL}"
+    variables = {
+        "oracle_cdc__staging_schema": cb.STAGING_SCHEMA,
+        "oracle_cdc__bucket_count": buckets,
+    }
+    compiled_run = run_dbt(
+        ["compile", "--select", cb.MODEL],
+        project_dir=project,
+        profiles_dir=project,
+        variables=variables,
+    )
+    if not compiled_run.success:
+        raise RuntimeError(f"dbt compile failed: {compiled_run.exception}")
+    compiled = next(project.glob(f"target/compiled/**/{cb.MODEL}.sql")).read_text(encoding="utf-8")
+    with_base, full_images = recent_queries(compiled, replica)
+    results: list[dict[str, Any]] = []
+
+    def timed(step: str, sql: str) -> list[Any]:
+        started = time.perf_counter()
+        rows: list[Any] = spark.sql(sql).collect()
+        results.append({"step": step, "seconds": round(time.perf_counter() - started, 2)})
+        return rows
+
+    for table in (RECENT, RECENT_FULL_IMAGES):
+        spark.sql(f"drop table if exists {table}")
+    timed("recent, with base rows", f"create table {RECENT} using parquet as {with_base}")
+    timed(
+        "recent, full images only",
+        f"create table {RECENT_FULL_IMAGES} using parquet as {full_images}",
+    )
+    key = cb.TABLE.primary_key[0].lower()
+    view = view_query(spark, replica, key)
+    direct = timed("count, replica", f"select count(*) from {replica}")[0][0]
+    through_view = timed("count, view", f"select count(*) from ({view})")[0][0]
+    if direct != through_view:
+        raise RuntimeError(f"the view serves {through_view} rows, the replica holds {direct}")
+    timed("every column, replica", f"select sum(hash(*)) from {replica}")
+    timed("every column, view", f"select sum(hash(*)) from ({view})")
+    rebuild = cb.dbt_run(project, buckets, full_refresh=True)
+    results.append({"step": "full rebuild", "seconds": round(rebuild, 2)})
+    for row in results:
+        row["ratio_to_rebuild"] = round(row["seconds"] / rebuild, 3)
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", default="1M", help="replica size")
+    parser.add_argument("--fraction", type=float, default=0.01, help="changes of the last batch")
+    parser.add_argument("--buckets", type=int, default=16)
+    parser.add_argument("--work-dir", type=Path, help="keep the Spark data here (default tmp)")
+    args = parser.parse_args(argv)
+    rows = parse_counts(args.rows)[0]
+    run = BenchRun("merge_on_read", vars(args))
+    with tempfile.TemporaryDirectory(prefix="oracdc-mor-bench-") as tmp:
+        work = (args.work_dir or Path(tmp)).resolve()
+        os.environ["ORACDC_DBT_SCHEMA"] = cb.REPLICA_SCHEMA
+        from extractor.land.spark_session import SparkSettings, get_spark
+
+        spark = get_spark(SparkSettings.from_environment(work / "spark"))
+        project = cb.prepare_project(work)
+        for row in cb.measure(spark, project, rows, args.buckets, [args.fraction], "run"):
+            run.add(**{k: v for k, v in row.items() if k in ("step", "dbt_s", "full_rebuild_s")})
+        for row in measure_merge_on_read(spark, project, args.buckets):
+            run.add(rows=rows, changes=int(rows * args.fraction), **row)
+    columns = ["step", "dbt_s", "full_rebuild_s", "seconds", "ratio_to_rebuild", "load_1m"]
+    print(format_table(run.rows, [*columns, "cpu_probe_s"]))
+    print(f"results: {run.save()}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
