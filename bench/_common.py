@@ -39,8 +39,8 @@ def cpu_probe_seconds(repeat: int = 3) -> float:
 
     The load average does not show how fast a shared machine's cores are at the moment
     (the host's other tenants): the same code measured 40 s in the morning and 70 s in the
-    evening at the same load. Runs taken at different times compare after dividing by
-    their probe."""
+    evening at the same load. The probe is a rough guide to that speed (it varies by itself
+    from one process to the next); compare runs of different times with it at hand."""
     best = float("inf")
     for _ in range(repeat):
         started = time.perf_counter()
