@@ -86,17 +86,15 @@ def test_merge_on_read_bench_view_serves_the_replicas_rows(
     monkeypatch.setenv("ORACDC_DBT_SCHEMA", consolidation_bench.REPLICA_SCHEMA)
     project = consolidation_bench.prepare_project(tmp_path)
     consolidation_bench.measure(spark, project, 200, 2, [0.1], "run")
-    # measure_merge_on_read itself raises when the view's count differs from the replica's
+    # measure_merge_on_read itself raises when the view serves other rows than the replica
     rows = merge_on_read_bench.measure_merge_on_read(spark, project, 2)
-    assert [r["step"] for r in rows] == [
-        "recent, with base rows",
-        "recent, full images only",
-        "count, replica",
-        "count, view",
-        "every column, replica",
-        "every column, view",
-        "full rebuild",
-    ]
+    steps = [r["step"] for r in rows]
+    assert steps[:3] == ["dbt compile", "recent, with base rows", "recent, full images only"]
+    assert sorted(steps[3:-1]) == sorted(2 * ["count, replica", "count, view"]) + sorted(
+        2 * ["every column, replica", "every column, view"]
+    )
+    assert steps[-1] == "full rebuild"
+    assert all("ratio_with_dbt" in r for r in rows if r["step"].startswith("recent"))
     assert _finite_positive(*(r["seconds"] for r in rows))
     # "recent" holds one row per key of the last batch (20 changes, deletes as tombstones)
     for table in (merge_on_read_bench.RECENT, merge_on_read_bench.RECENT_FULL_IMAGES):

@@ -161,6 +161,36 @@ def test_index_fields_of_another_json_type_are_read_as_a_whole_row_reads_them(
         ReplaySource(bundle).current_scn()
 
 
+def test_an_error_found_when_mining_names_the_files_line_not_the_windows(bundle: Path) -> None:
+    rows = [
+        {**_INSERT, "SCN": 1001 + n, "RS_ID": f" 0x000c5d.{0x271 + n:08x}.0010 "} for n in range(5)
+    ]
+    del rows[3]["RS_ID"]  # line 4
+    (bundle / "logminer.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    source = ReplaySource(bundle)
+    assert source.current_scn() == 1005
+    with (
+        pytest.raises(fmt.BundleError, match=r"logminer\.jsonl:4: missing RS_ID"),
+        source.mine(1003, 1005, []) as mined,
+    ):
+        list(mined)
+
+
+def test_a_last_line_without_newline_is_indexed_only_once_it_decodes_whole(bundle: Path) -> None:
+    later = json.dumps({**_INSERT, "SCN": 1002, "SQL_REDO": "x"}).encode()
+    not_utf8 = later.replace(b'"x"', b'"\xff"')  # valid JSON structure, invalid UTF-8
+    with (bundle / "logminer.jsonl").open("ab") as out:
+        out.write(not_utf8)  # no newline: still being written
+    source = ReplaySource(bundle)
+    assert source.current_scn() == _INSERT["SCN"]  # not indexed, so not mined past
+    (bundle / "logminer.jsonl").write_bytes(
+        (bundle / "logminer.jsonl").read_bytes()[: -len(not_utf8)] + later + b"\n"
+    )
+    assert source.current_scn() == 1002
+    with source.mine(1001, 1002, [source.table("HR", "EMPLOYEES")]) as mined:
+        assert [row.scn for row in mined] == [1001, 1002]
+
+
 def test_index_and_mined_rows_agree_line_for_line(bundle: Path) -> None:
     lines = (bundle / "logminer.jsonl").read_bytes()
     (bundle / "logminer.jsonl").write_bytes(lines + b"\n" + lines)  # a blank line between

@@ -305,6 +305,8 @@ def iter_logminer(
     for number, position, raw_line, complete in _raw_lines(path, offset, first_line, stop_offset):
         value = _decoded_line(path, number, raw_line, complete)
         if value is _INCOMPLETE:
+            if stop_offset is not None:  # the range was indexed whole: the file changed since
+                raise BundleError(path, "line is no longer complete JSON", number)
             return
         yield number, position, position + len(raw_line), _logminer_row(path, number, value)
 
@@ -335,25 +337,32 @@ def iter_logminer_index(
     bundle: Path, offset: int = 0, first_line: int = 1
 ) -> Iterator[LogMinerIndexEntry]:
     """:func:`iter_logminer` for building an index: the SCN, XID and OPERATION_CODE of every
-    line, the rest of the line not decoded. A line whose index fields do not decode as such
-    is read whole, so it fails with the error :func:`iter_logminer` gives (or is accepted as
-    :func:`iter_logminer` accepts it); the other columns of a line are checked when the line
-    is mined."""
+    line, the rest of the line not decoded. A line whose index fields do not decode as such,
+    and a last line without its newline, are read whole, so they fail (or end the index, or
+    are accepted) as in :func:`iter_logminer`; the other columns of a complete line are
+    checked when the line is mined."""
     path = _logminer_path(bundle)
     for number, position, raw_line, complete in _raw_lines(path, offset, first_line, None):
         end = position + len(raw_line)
-        try:
-            fields = _INDEX_DECODER.decode(raw_line)
-        except (msgspec.DecodeError, UnicodeDecodeError):  # ValidationError is a DecodeError
-            value = _decoded_line(path, number, raw_line, complete)
-            if value is _INCOMPLETE:
-                return
-            row = _logminer_row(path, number, value)
-            yield LogMinerIndexEntry(number, position, end, row.scn, row.xid, row.operation_code)
+        # a line still being written is indexed only once it decodes whole
+        fields = _index_fields(raw_line) if complete else None
+        if fields is not None:
+            yield LogMinerIndexEntry(
+                number, position, end, fields.SCN, fields.XID, fields.OPERATION_CODE
+            )
             continue
-        yield LogMinerIndexEntry(
-            number, position, end, fields.SCN, fields.XID, fields.OPERATION_CODE
-        )
+        value = _decoded_line(path, number, raw_line, complete)
+        if value is _INCOMPLETE:
+            return
+        row = _logminer_row(path, number, value)
+        yield LogMinerIndexEntry(number, position, end, row.scn, row.xid, row.operation_code)
+
+
+def _index_fields(raw_line: bytes) -> _IndexFields | None:
+    try:
+        return _INDEX_DECODER.decode(raw_line)
+    except (msgspec.DecodeError, UnicodeDecodeError):  # ValidationError is a DecodeError
+        return None
 
 
 _INCOMPLETE = object()

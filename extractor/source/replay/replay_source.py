@@ -51,6 +51,7 @@ class ReplaySource:
         # An index of logminer.jsonl, not its rows: memory stays small for large bundles.
         self._scns = array("q")  # SCN of every row, in file order
         self._offsets = array("q")  # byte offset of every row's line
+        self._lines = array("q")  # line number of every row, for errors found when mining
         self._first_scn: dict[str, int] = {}  # per XID: SCN of its first row
         self._end_scn: dict[str, int] = {}  # per XID: SCN of its first COMMIT/ROLLBACK row
         self._offset = 0
@@ -175,7 +176,9 @@ class ReplaySource:
             yield iter(())
             return
         stop = self._offsets[high] if high < len(self._offsets) else self._offset
-        lines = fmt.iter_logminer(self._path, self._offsets[low], stop_offset=stop)
+        lines = fmt.iter_logminer(
+            self._path, self._offsets[low], self._lines[low], stop_offset=stop
+        )
         yield (row for _, _, _, row in lines if _selected(row, owners, names))
 
     def last_window_logs(self) -> Sequence[RedoLogInUse]:
@@ -185,7 +188,7 @@ class ReplaySource:
         self._reset_index()
 
     def _reset_index(self) -> None:
-        self._scns, self._offsets = array("q"), array("q")
+        self._scns, self._offsets, self._lines = array("q"), array("q"), array("q")
         self._first_scn, self._end_scn = {}, {}
         self._offset, self._next_line, self._file_size = 0, 1, 0
 
@@ -236,6 +239,7 @@ class ReplaySource:
             last_scn = scn
             self._scns.append(scn)
             self._offsets.append(entry.start)
+            self._lines.append(entry.number)
             self._first_scn.setdefault(entry.xid, scn)
             if entry.operation_code in _TRANSACTION_END:
                 self._end_scn.setdefault(entry.xid, scn)
