@@ -132,6 +132,15 @@ def prepare_project(work: Path) -> Path:
     return project
 
 
+def open_workspace(work: Path) -> tuple[Any, Path]:
+    """The Spark session (warehouse under ``work``) and the dbt project of a benchmark run."""
+    from extractor.land.spark_session import SparkSettings, get_spark
+
+    os.environ["ORACDC_DBT_SCHEMA"] = REPLICA_SCHEMA
+    spark = get_spark(SparkSettings.from_environment(work / "spark"))
+    return spark, prepare_project(work)
+
+
 def dbt_run(project: Path, buckets: int, *, full_refresh: bool, command: str = "run") -> float:
     from extractor.land.spark_session import run_dbt
 
@@ -223,12 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     fractions = [float(f) for f in args.fractions.split(",")]
     run = BenchRun("consolidation", vars(args))
     with tempfile.TemporaryDirectory(prefix="oracdc-consolidation-bench-") as tmp:
-        work = (args.work_dir or Path(tmp)).resolve()
-        os.environ["ORACDC_DBT_SCHEMA"] = REPLICA_SCHEMA
-        from extractor.land.spark_session import SparkSettings, get_spark
-
-        spark = get_spark(SparkSettings.from_environment(work / "spark"))
-        project = prepare_project(work)
+        spark, project = open_workspace((args.work_dir or Path(tmp)).resolve())
         for rows in sizes:
             for buckets in bucket_counts:
                 for attempt in range(1, args.repeat + 1):

@@ -20,7 +20,6 @@ the last change batch consolidated):
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
 import time
@@ -141,12 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = parse_counts(args.rows)[0]
     run = BenchRun("merge_on_read", vars(args))
     with tempfile.TemporaryDirectory(prefix="oracdc-mor-bench-") as tmp:
-        work = (args.work_dir or Path(tmp)).resolve()
-        os.environ["ORACDC_DBT_SCHEMA"] = cb.REPLICA_SCHEMA
-        from extractor.land.spark_session import SparkSettings, get_spark
-
-        spark = get_spark(SparkSettings.from_environment(work / "spark"))
-        project = cb.prepare_project(work)
+        spark, project = cb.open_workspace((args.work_dir or Path(tmp)).resolve())
         for row in cb.measure(spark, project, rows, args.buckets, [args.fraction], "run"):
             run.add(**{k: v for k, v in row.items() if k in ("step", "dbt_s", "full_rebuild_s")})
         for row in measure_merge_on_read(spark, project, args.buckets):

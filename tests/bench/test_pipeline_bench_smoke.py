@@ -66,9 +66,11 @@ def test_extract_land_bench_lands_every_change_row_of_a_tiny_bundle(
 
 
 @pytest.mark.spark
-def test_consolidation_bench_replica_counts_follow_the_generated_changes(
+def test_consolidation_then_merge_on_read_bench_on_one_tiny_replica(
     spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """One replica for both benchmarks: merge_on_read_bench measures the state that
+    consolidation_bench leaves."""
     monkeypatch.setenv("ORACDC_DBT_SCHEMA", consolidation_bench.REPLICA_SCHEMA)
     project = consolidation_bench.prepare_project(tmp_path)
     # measure() itself raises when a replica's row count differs from the expected one
@@ -78,14 +80,6 @@ def test_consolidation_bench_replica_counts_follow_the_generated_changes(
     assert _finite_positive(rows[0]["dbt_s"], rows[1]["dbt_s"], rows[1]["full_rebuild_s"])
     assert rows[1]["ratio"] == pytest.approx(rows[1]["dbt_s"] / rows[1]["full_rebuild_s"], 0.1)
 
-
-@pytest.mark.spark
-def test_merge_on_read_bench_view_serves_the_replicas_rows(
-    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("ORACDC_DBT_SCHEMA", consolidation_bench.REPLICA_SCHEMA)
-    project = consolidation_bench.prepare_project(tmp_path)
-    consolidation_bench.measure(spark, project, 200, 2, [0.1], "run")
     # measure_merge_on_read itself raises when the view serves other rows than the replica
     rows = merge_on_read_bench.measure_merge_on_read(spark, project, 2)
     steps = [r["step"] for r in rows]
