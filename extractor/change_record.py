@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-Operation = Literal["r", "c", "u", "d"]
+Operation = Literal["r", "c", "u", "d", "t"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +22,8 @@ class ChangeRecord:
     holding only the columns the change carries. ``full_image`` says whether it carries every
     column (insert, snapshot read, update under ALL logging); otherwise ``_present`` lists
     ``values``' columns. A delete carries what its WHERE clause held (at least the key).
+    A table reset (``op`` ``t``, from a TRUNCATE) carries no value, no ROWID and is not a full
+    image: every version of the table ordered before it is gone (``reset_marker``).
     """
 
     op: Operation

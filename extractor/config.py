@@ -59,6 +59,9 @@ class MiningSettings:
     max_window_scns: int = 1_000_000
     target_rows_per_window: int = 200_000
     poll_interval_seconds: float = 5.0
+    # Open transactions begun more than this many SCNs below a window's end are discarded
+    # (logged, counted); None: never (docs/transactions.md "Transactions that never end").
+    transaction_retention_scns: int | None = None
 
 
 @dataclass(frozen=True)
@@ -149,16 +152,22 @@ def config_from_mapping(
                 if k == "poll_interval_seconds"
                 else int(_number(v, f"mining.{k}", where))
                 for k, v in mining_raw.items()
+                if not (k == "transaction_retention_scns" and v is None)
             }
         )
     except TypeError:
         raise ConfigError(
             f"{where}: unknown key under mining: {sorted(mining_raw)}",
             fix="use window_scns, min_window_scns, max_window_scns, target_rows_per_window, "
-            "poll_interval_seconds",
+            "poll_interval_seconds, transaction_retention_scns",
         ) from None
     if not 0 < mining.min_window_scns <= mining.window_scns <= mining.max_window_scns:
         raise ConfigError(f"{where}: need 0 < min_window_scns <= window_scns <= max_window_scns")
+    if mining.transaction_retention_scns == 0:
+        raise ConfigError(
+            f"{where}: mining.transaction_retention_scns must be positive",
+            fix="leave it out (or null) to keep open transactions for ever",
+        )
     policy = raw.get("error_policy", "fail")
     if policy not in ERROR_POLICIES:
         raise ConfigError(f"{where}: error_policy must be one of fail, warn, skip; not {policy!r}")

@@ -1,7 +1,7 @@
 """The Oracle data dictionary of replicated tables, as the extractor sees it.
 
 The shape follows ALL_TAB_COLUMNS / ALL_CONSTRAINTS and the replay-bundle
-`dictionary.json` contract (``../shared/docs/replay-bundle.md``).
+`dictionary.json` contract (``docs/replay-bundle.md``).
 """
 
 from __future__ import annotations

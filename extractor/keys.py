@@ -2,7 +2,7 @@
 
 - A table with a primary key, ALL supplemental logging and no LOB/LONG column is keyed by its
   primary key: every change carries the whole row, and a primary-key update becomes a delete
-  of the old key plus an upsert of the new one (architecture.md §2).
+  of the old key plus an upsert of the new one (docs/architecture.md §2).
 - A table without a primary key is keyed by ROWID (``_row_id``).
 - Every other table with a primary key is keyed by ROWID too. Under MINIMAL logging an UPDATE
   does not carry the key at all; under PRIMARY KEY logging a key update carries only the key

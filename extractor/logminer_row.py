@@ -13,7 +13,9 @@ from typing import Any
 
 
 class OperationCode(IntEnum):
-    """V$LOGMNR_CONTENTS.OPERATION_CODE values (``logminer-reference.md`` §1)."""
+    """V$LOGMNR_CONTENTS.OPERATION_CODE values: every code Oracle documents for the view, and
+    the codes working connectors see in practice (27, 29, 68/70/71, 91-93). What the extractor
+    does with each one is ``change_builder.DISPOSITIONS`` (docs/transactions.md)."""
 
     INTERNAL = 0
     INSERT = 1
@@ -26,13 +28,22 @@ class OperationCode(IntEnum):
     LOB_WRITE = 10
     LOB_TRIM = 11
     SELECT_FOR_UPDATE = 25
+    REPLICATION_MARKER = 27
     LOB_ERASE = 28
+    LOB_ERASE_OBSERVED = 29  # the code LOB erases carry in practice
     MISSING_SCN = 34
     ROLLBACK = 36
+    XML_DOC_BEGIN = 68
+    XML_DOC_WRITE = 70
+    XML_DOC_END = 71
+    EXTENDED_STRING_BEGIN = 91  # VARCHAR2/RAW over 4000 bytes (MAX_STRING_SIZE = EXTENDED)
+    EXTENDED_STRING_WRITE = 92
+    EXTENDED_STRING_END = 93
     UNSUPPORTED = 255
 
 
-# OPERATION text Oracle writes for each code.
+# OPERATION text Oracle writes for each code (68/70/71 as observed; 27, 29 and 91-93 are not
+# documented by Oracle: the text is the connectors' name for them).
 OPERATION_NAMES: dict[int, str] = {
     0: "INTERNAL",
     1: "INSERT",
@@ -45,9 +56,17 @@ OPERATION_NAMES: dict[int, str] = {
     10: "LOB_WRITE",
     11: "LOB_TRIM",
     25: "SELECT_FOR_UPDATE",
+    27: "REPLICATION_MARKER",
     28: "LOB_ERASE",
+    29: "LOB_ERASE",
     34: "MISSING_SCN",
     36: "ROLLBACK",
+    68: "XML DOC BEGIN",
+    70: "XML DOC WRITE",
+    71: "XML DOC END",
+    91: "EXTENDED_STRING_BEGIN",
+    92: "EXTENDED_STRING_WRITE",
+    93: "EXTENDED_STRING_END",
     255: "UNSUPPORTED",
 }
 
@@ -73,6 +92,9 @@ LOGMINER_COLUMNS: tuple[str, ...] = (
     "USERNAME",
     "SQL_REDO",
 )
+
+# An optional column of the bundle contract and the Oracle query (rows without it stay valid).
+DATA_OBJ_COLUMN = "DATA_OBJ#"
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,9 +124,15 @@ class LogMinerRow:
     info: str | None
     username: str | None
     sql_redo: str | None
+    # DATA_OBJ#: the object id (ALL_OBJECTS.OBJECT_ID) of the changed table, when the source
+    # reads it; optional in bundles (``"DATA_OBJ#"``), written only when known.
+    data_obj: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {name: getattr(self, name.lower()) for name in LOGMINER_COLUMNS}
+        raw = {name: getattr(self, name.lower()) for name in LOGMINER_COLUMNS}
+        if self.data_obj is not None:
+            raw[DATA_OBJ_COLUMN] = self.data_obj
+        return raw
 
     @classmethod
     def from_json(cls, raw: Mapping[str, Any]) -> LogMinerRow:
@@ -133,6 +161,7 @@ class LogMinerRow:
             None if (info := get("INFO")) is None else str(info),
             None if (username := get("USERNAME")) is None else str(username),
             None if (sql_redo := get("SQL_REDO")) is None else str(sql_redo),
+            None if (data_obj := get(DATA_OBJ_COLUMN)) is None else int(data_obj),
         )
 
 

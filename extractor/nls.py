@@ -1,7 +1,7 @@
 """Session NLS settings under which LogMiner renders SQL_REDO literals.
 
 Defaults are the ones the extractor sets on its own LogMiner session (as Debezium
-does, ``logminer-reference.md`` §3); a replay bundle carries its own in ``bundle.json``.
+does, ``docs/logminer.md`` §3); a replay bundle carries its own in ``bundle.json``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The staging-table contract between the extractor and dbt (architecture.md §3).
+"""The staging-table contract between the extractor and dbt (docs/architecture.md §3).
 
 One append-only Spark table per replicated Oracle table, ``<owner>__<table>_log`` in
 lower case, holding the source columns (Spark types from ``spark_types.spark_type``,
@@ -12,7 +12,12 @@ from typing import Final
 
 # (name, Spark type, meaning), in table order after the source columns.
 METADATA_COLUMNS: Final[tuple[tuple[str, str, str], ...]] = (
-    ("_op", "STRING", "r snapshot read, c insert, u update, d delete"),
+    (
+        "_op",
+        "STRING",
+        "r snapshot read, c insert, u update, d delete, t table reset (TRUNCATE: every version "
+        "ordered before this row is gone)",
+    ),
     ("_scn", "BIGINT", "SCN of the change (snapshot rows: the snapshot SCN)"),
     (
         "_commit_scn",
@@ -39,7 +44,8 @@ METADATA_COLUMNS: Final[tuple[tuple[str, str, str], ...]] = (
 )
 METADATA_COLUMN_NAMES: Final[tuple[str, ...]] = tuple(name for name, _, _ in METADATA_COLUMNS)
 
-OPERATIONS: Final[tuple[str, ...]] = ("r", "c", "u", "d")
+# "t" is a reset marker: no source column, empty _present, NULL _row_id (docs/landing.md).
+OPERATIONS: Final[tuple[str, ...]] = ("r", "c", "u", "d", "t")
 
 # Field widths of RS_ID parts and SSN inside _redo_pos: seq(32 bits) block(32) offset(16) ssn(32).
 _REDO_SHIFTS: Final[tuple[int, int, int]] = (80, 48, 32)

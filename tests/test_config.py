@@ -90,3 +90,14 @@ def test_a_wallet_alone_is_not_a_password_source_in_thin_mode(tmp_path: Path) ->
     )
     with pytest.raises(ConfigError, match="wallet_dir adds TLS"):
         load_config(path)
+
+
+def test_transaction_retention_is_off_by_default_and_positive_when_set(tmp_path: Path) -> None:
+    assert load_config(write(tmp_path, MINIMAL)).mining.transaction_retention_scns is None
+    text = MINIMAL + "mining: {transaction_retention_scns: %s}\n"
+    assert load_config(write(tmp_path, text % "null")).mining.transaction_retention_scns is None
+    assert load_config(write(tmp_path, text % "500000")).mining.transaction_retention_scns == (
+        500_000
+    )
+    with pytest.raises(ConfigError, match="transaction_retention_scns must be positive"):
+        load_config(write(tmp_path, text % "0"))

@@ -2,7 +2,7 @@
 
 When SQL_REDO is longer than 4000 bytes LogMiner splits it over several consecutive rows:
 every piece but the last has CSF = 1, the last has CSF = 0, and all share RS_ID and SSN
-(``logminer-reference.md`` §1). The joined row is the first piece with the concatenated
+(``docs/logminer.md`` §1). The joined row is the first piece with the concatenated
 SQL_REDO and CSF = 0.
 
 A mining window can end in the middle of a chain. :func:`join_continuations` raises

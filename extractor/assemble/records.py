@@ -89,3 +89,7 @@ class BufferMetrics:
     cancelled_rows: int
     unmatched_rollback_rows: int
     ignored_rows: int
+    partial_xid_rows: int = 0  # rows with XID sequence FFFFFFFF matched by segment + slot
+    marker_transactions: int = 0  # replication-marker-only transactions discarded
+    abandoned: int = 0  # open transactions discarded by the retention limit
+    abandoned_rows: int = 0  # later rows of abandoned transactions, dropped

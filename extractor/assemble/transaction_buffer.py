@@ -14,16 +14,26 @@ Rules (``docs/transactions.md`` explains them with examples):
 - ROLLBACK (36) discards the transaction. COMMIT (7) completes it: :meth:`add` returns a
   :class:`CommittedTransaction`, unless it has no surviving rows or its commit position is
   ``<= emit_after`` (already emitted before a restart, or covered by the snapshot).
+- A row whose XID sequence is ``FFFFFFFF`` (LogMiner could not link it to a transaction
+  begun before the mining session: undo, ROLLBACK and COMMIT rows) belongs to the open
+  transaction of the same undo segment and slot (the newest one: a slot is reused only after
+  its transaction ended); an undo row that matches none opens nothing.
 - INTERNAL (0), SELECT_FOR_UPDATE (25) and replication markers (27) carry no change: counted
-  and dropped. MISSING_SCN (34) is a hole in the redo: :class:`RedoGapError`.
+  and dropped; a marker also discards its transaction when nothing was buffered for it (a
+  GoldenGate marker transaction never ends). MISSING_SCN (34) is a hole in the redo:
+  :class:`RedoGapError`.
+- :meth:`abandon_older_than` discards open transactions begun below an SCN (the retention
+  limit); their later rows are dropped and their end is logged.
 - When the estimated bytes in memory exceed the budget, the largest transactions' rows are
   written to spill files until memory is under half the budget.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import weakref
+from dataclasses import replace
 
 from extractor.assemble.errors import AssemblyError, RedoGapError
 from extractor.assemble.open_transaction import OpenTransaction
@@ -40,10 +50,26 @@ from extractor.logminer_row import LogMinerRow, redo_position
 # its small strings (RS_ID, ROW_ID, timestamps) and ints, plus the bookkeeping below.
 ROW_OVERHEAD_BYTES = 500
 
-START, COMMIT, ROLLBACK, MISSING_SCN = 6, 7, 36, 34
+START, COMMIT, ROLLBACK, MISSING_SCN, REPLICATION_MARKER = 6, 7, 36, 34, 27
 INSERT, DELETE = 1, 2
-IGNORED_CODES = frozenset({0, 25, 27})
+IGNORED_CODES = frozenset({0, 25, REPLICATION_MARKER})
 _NOT_EVENTS = frozenset({START, COMMIT, ROLLBACK, MISSING_SCN}) | IGNORED_CODES
+# XID = undo segment (4 hex) + slot (4 hex) + sequence (8 hex); LogMiner shows sequence
+# FFFFFFFF when it cannot link a row to a transaction begun before the session.
+_SLOT_CHARS = 8
+_PARTIAL_SUFFIXES = ("FFFFFFFF", "ffffffff")
+
+LOG = logging.getLogger(__name__)
+
+
+def xid_slot(xid: str) -> str | None:
+    """Undo segment + slot of a 16-hex-character XID (upper case), else None."""
+    return xid[:_SLOT_CHARS].upper() if len(xid) == 16 else None
+
+
+def is_partial_xid(xid: str) -> bool:
+    """True for an XID whose sequence is FFFFFFFF (segment + slot only)."""
+    return len(xid) == 16 and xid.endswith(_PARTIAL_SUFFIXES)
 
 
 class TransactionBuffer:
@@ -69,6 +95,8 @@ class TransactionBuffer:
         self.spill_dir = spill_dir
         self.emit_after = emit_after
         self._open: dict[str, OpenTransaction] = {}
+        self._by_slot: dict[str, OpenTransaction] = {}  # newest open transaction per slot
+        self._abandoned: dict[str, str | None] = {}  # XID -> slot, discarded by retention
         self._spill_files: weakref.WeakSet[SpillFile] = weakref.WeakSet()
         self._bytes_in_memory = 0
         self._bytes_spilled_total = 0
@@ -79,16 +107,27 @@ class TransactionBuffer:
         self._cancelled_rows = 0
         self._unmatched_rollback_rows = 0
         self._ignored_rows = 0
+        self._partial_xid_rows = 0
+        self._marker_transactions = 0
+        self._abandoned_count = 0
+        self._abandoned_rows = 0
 
     # -- the hot path -------------------------------------------------------------------
 
     def add(self, row: LogMinerRow) -> CommittedTransaction | None:
         """Take the next joined row; returns the transaction this row commits, if any."""
+        if row.xid.endswith(_PARTIAL_SUFFIXES):
+            row = self._with_full_xid(row)
         code = row.operation_code
         if code not in _NOT_EVENTS:
             transaction = self._open.get(row.xid)
             if transaction is None:
-                transaction = self._open[row.xid] = OpenTransaction(row.xid, row.scn, False)
+                if self._abandoned and self._is_abandoned(row):
+                    return None
+                if row.rollback and is_partial_xid(row.xid):
+                    self._unmatched_rollback_rows += 1  # an orphan would pin resume_scn
+                    return None
+                transaction = self._start(row.xid, row.scn, False)
             if row.rollback:
                 self._cancel(transaction, row)
             else:
@@ -98,15 +137,54 @@ class TransactionBuffer:
             return self._commit(row)
         if code == START:
             if row.xid not in self._open:
-                self._open[row.xid] = OpenTransaction(row.xid, row.scn, True)
+                self._start(row.xid, row.scn, True)
             return None
         if code == ROLLBACK:
+            if self._abandoned:
+                self._is_abandoned(row)
             self._discard(row.xid)
             return None
         if code == MISSING_SCN:
             raise RedoGapError(xid=row.xid, scn=row.scn, status=row.status, info=row.info)
+        if code == REPLICATION_MARKER:
+            self._drop_marker_transaction(row.xid)
         self._ignored_rows += 1
         return None
+
+    def _start(self, xid: str, scn: int, saw_start: bool) -> OpenTransaction:
+        transaction = self._open[xid] = OpenTransaction(xid, scn, saw_start)
+        slot = xid_slot(xid)
+        if slot is not None:
+            self._by_slot[slot] = transaction
+            if self._abandoned:  # the slot is reused: its abandoned transaction has ended
+                self._abandoned = {x: s for x, s in self._abandoned.items() if s != slot}
+        return transaction
+
+    def _close(self, xid: str) -> OpenTransaction | None:
+        transaction = self._open.pop(xid, None)
+        if transaction is not None:
+            slot = xid_slot(xid)
+            if slot is not None and self._by_slot.get(slot) is transaction:
+                del self._by_slot[slot]
+        return transaction
+
+    def _with_full_xid(self, row: LogMinerRow) -> LogMinerRow:
+        """The row under the XID of the open transaction holding its segment + slot."""
+        slot = xid_slot(row.xid)
+        transaction = None if slot is None else self._by_slot.get(slot)
+        if transaction is None or transaction.xid == row.xid:
+            return row
+        self._partial_xid_rows += 1
+        return replace(row, xid=transaction.xid)
+
+    def _drop_marker_transaction(self, xid: str) -> None:
+        """A replication marker in a transaction with nothing buffered: the transaction is a
+        marker transaction, which never ends; holding it would pin the resume position."""
+        transaction = self._open.get(xid)
+        if transaction is None or transaction.events or transaction.spill is not None:
+            return
+        self._close(xid)
+        self._marker_transactions += 1
 
     def _append(self, transaction: OpenTransaction, row: LogMinerRow) -> None:
         events = transaction.events
@@ -166,9 +244,10 @@ class TransactionBuffer:
         return cancelled
 
     def _commit(self, row: LogMinerRow) -> CommittedTransaction | None:
-        transaction = self._open.pop(row.xid, None)
+        transaction = self._close(row.xid)
         if transaction is None:
-            self._empty_commits += 1
+            if not (self._abandoned and self._is_abandoned(row)):
+                self._empty_commits += 1
             return None
         self._bytes_in_memory -= transaction.memory_bytes
         if transaction.spilled_cancels:
@@ -214,7 +293,7 @@ class TransactionBuffer:
             ) from error
 
     def _discard(self, xid: str) -> None:
-        transaction = self._open.pop(xid, None)
+        transaction = self._close(xid)
         self._rolled_back += 1
         if transaction is not None:
             self._bytes_in_memory -= transaction.memory_bytes
@@ -224,6 +303,59 @@ class TransactionBuffer:
     def _drop_spill(transaction: OpenTransaction) -> None:
         if transaction.spill is not None:
             transaction.spill.delete()
+
+    # -- retention ----------------------------------------------------------------------
+
+    def abandon_older_than(self, scn: int) -> list[OpenTransactionSummary]:
+        """Discard every open transaction whose first SCN is below ``scn`` (the retention
+        limit); returns what was discarded, each logged as a WARNING. Later rows of these
+        XIDs are dropped (counted as ``abandoned_rows``); their COMMIT is logged."""
+        summaries = [t for t in self.open_transactions() if t.first_scn < scn]
+        for summary in summaries:
+            LOG.warning(
+                "transaction %s open since SCN %d (%d row(s)) passed the retention limit "
+                "(SCN %d): discarded; if it commits later its changes are lost",
+                summary.xid,
+                summary.first_scn,
+                summary.rows,
+                scn,
+                extra={"xid": summary.xid, "first_scn": summary.first_scn, "rows": summary.rows},
+            )
+            self._discard_abandoned(summary.xid)
+        return summaries
+
+    def _discard_abandoned(self, xid: str) -> None:
+        transaction = self._close(xid)
+        if transaction is None:
+            return
+        self._bytes_in_memory -= transaction.memory_bytes
+        self._drop_spill(transaction)
+        self._abandoned_count += 1
+        slot = xid_slot(xid)
+        if slot is not None:  # a slot reused means its earlier transaction ended
+            self._abandoned = {x: s for x, s in self._abandoned.items() if s != slot}
+        self._abandoned[xid] = slot
+
+    def _is_abandoned(self, row: LogMinerRow) -> bool:
+        """True (and counted) for a row of an abandoned transaction; its end forgets it."""
+        xid = row.xid
+        if xid not in self._abandoned and is_partial_xid(xid):
+            slot = xid_slot(xid)
+            xid = next((x for x, s in self._abandoned.items() if s == slot), xid)
+        if xid not in self._abandoned:
+            return False
+        self._abandoned_rows += 1
+        if row.operation_code in (COMMIT, ROLLBACK):
+            del self._abandoned[xid]
+            if row.operation_code == COMMIT:
+                LOG.warning(
+                    "abandoned transaction %s committed at SCN %d: its changes were discarded "
+                    "by the retention limit and are missing from the replicas",
+                    xid,
+                    row.scn,
+                    extra={"xid": xid, "commit_scn": row.scn},
+                )
+        return True
 
     # -- spilling -----------------------------------------------------------------------
 
@@ -276,6 +408,10 @@ class TransactionBuffer:
             cancelled_rows=self._cancelled_rows,
             unmatched_rollback_rows=self._unmatched_rollback_rows,
             ignored_rows=self._ignored_rows,
+            partial_xid_rows=self._partial_xid_rows,
+            marker_transactions=self._marker_transactions,
+            abandoned=self._abandoned_count,
+            abandoned_rows=self._abandoned_rows,
         )
 
     # -- lifetime -------------------------------------------------------------------------
@@ -285,6 +421,7 @@ class TransactionBuffer:
         for spill in list(self._spill_files):
             spill.delete()
         self._open.clear()
+        self._by_slot.clear()
         self._bytes_in_memory = 0
 
     def __enter__(self) -> TransactionBuffer:

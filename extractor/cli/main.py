@@ -20,6 +20,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "extractor.cli.parse_redo",
     "extractor.cli.record",
     "extractor.cli.stream",
+    "extractor.cli.check",
     "extractor.cli.snapshot",
     "extractor.cli.generate",
     "extractor.cli.sync",

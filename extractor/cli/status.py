@@ -96,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
         "lag_scns": lag_scns,
         "open_transactions": stats.open_transactions,
         "oldest_open_transaction_scn": stats.oldest_open_scn,
+        "abandoned_transactions": stats.abandoned_transactions,
         "redo_logs_in_use": stats.redo_logs,
         "window_scns": stats.window_scns,
         "next_batch_id": checkpoint.next_batch_id,
@@ -114,7 +115,8 @@ def _print_human(
     print(
         f"mined to SCN {overall['mined_to_scn']} (lag {overall['lag_scns']} SCNs), resume at "
         f"SCN {overall['resume_scn']}, {overall['open_transactions']} open transaction(s), "
-        f"oldest from SCN {overall['oldest_open_transaction_scn']}; "
+        f"oldest from SCN {overall['oldest_open_transaction_scn']}, "
+        f"{overall['abandoned_transactions']} abandoned (retention limit); "
         f"updated {overall['updated_at']}"
     )
     logs = overall["redo_logs_in_use"]

@@ -17,6 +17,7 @@ from extractor.cli.options import add_config_option, config_of
 from extractor.config import OracdcConfig
 from extractor.errors import OracdcError
 from extractor.notify import Failure, Notifier, NotifySettings
+from extractor.pipeline.preflight import require_ready
 from extractor.pipeline.runtime import open_runtime
 from extractor.pipeline.sync import DbtSettings, dbt_settings, run_cycle
 
@@ -75,6 +76,7 @@ def _run_cycles(
 ) -> int:
     """Cycles on one runtime until ``once`` is done; an OracdcError ends the runtime."""
     with open_runtime(config) as runtime:
+        require_ready(config, runtime.source)
         while True:
             cycle += 1
             started = time.monotonic()

@@ -17,6 +17,6 @@ class DictionaryFileError(GenerationError):
     def __init__(self, path: Path, reason: str) -> None:
         super().__init__(
             f"dictionary file {path}: {reason}",
-            fix="pass a replay-bundle dictionary.json ({'tables': [...]}, see replay-bundle.md)",
+            fix="pass a replay-bundle dictionary.json ({'tables': [...]}; docs/replay-bundle.md)",
         )
         self.path = path

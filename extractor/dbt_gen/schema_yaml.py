@@ -100,8 +100,27 @@ def _replica_metadata_columns(key: tuple[str, ...]) -> list[dict[str, Any]]:
     return columns
 
 
+def _primary_key_test(table: TableDef, key: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Uniqueness of the Oracle primary key among live rows, for a replica keyed otherwise
+    (by ROWID, docs/keys.md): a re-snapshot or a moved row may leave two rows for one primary
+    key. Rows whose key columns were never carried (NULL) are not compared."""
+    primary_key = [spark_column_name(c) for c in table.primary_key]
+    if not primary_key or tuple(primary_key) == key:
+        return []
+    live = " and ".join(["not _deleted", *(f"{c} is not null" for c in primary_key)])
+    return [
+        {
+            "oracle_cdc.unique_combination": {
+                "arguments": {"columns": primary_key},
+                "config": {"where": live},
+            }
+        }
+    ]
+
+
 def replica_schema_yaml(table: TableDef) -> str:
-    """``models/replica/<owner>__<table>.yml``: docs of every column, tests of the key."""
+    """``models/replica/<owner>__<table>.yml``: docs of every column, tests of the key and of
+    the primary key where it is not the key."""
     key = consolidation_key(table)
     columns = _source_columns(table) + _replica_metadata_columns(key)
     for column in columns:
@@ -113,9 +132,12 @@ def replica_schema_yaml(table: TableDef) -> str:
         f"{table.supplemental_logging}), one row per key ({', '.join(key)}), consolidated from "
         f"{staging_table_name(table.owner, table.name)} by oracle_cdc.consolidate.",
     }
+    model_tests = _primary_key_test(table, key)
     if len(key) > 1:
-        model["data_tests"] = [
-            {"oracle_cdc.unique_combination": {"arguments": {"columns": list(key)}}}
-        ]
+        model_tests.insert(
+            0, {"oracle_cdc.unique_combination": {"arguments": {"columns": list(key)}}}
+        )
+    if model_tests:
+        model["data_tests"] = model_tests
     model["columns"] = columns
     return _dump({"version": 2, "models": [model]})

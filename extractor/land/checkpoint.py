@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import logging
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -21,6 +22,8 @@ from types import TracebackType
 from typing import IO, Any, Final, Literal, cast, get_args
 
 from extractor.land.errors import CheckpointCorruptError, CheckpointError, CheckpointLockedError
+
+LOG = logging.getLogger(__name__)
 
 CHECKPOINT_FILE: Final = "checkpoint.json"
 LOCK_FILE: Final = "checkpoint.lock"
@@ -174,6 +177,27 @@ class CheckpointStore:
         _write_atomically(self.path, json.dumps(checkpoint.to_json(), indent=2) + "\n")
         self._current = checkpoint
         return checkpoint
+
+    def continue_batch_ids_above(self, landed_batch_id: int | None) -> Checkpoint:
+        """Make the next batch id exceed ``landed_batch_id`` (the highest ``_batch_id`` in
+        staging, ``StagingWriter.max_batch_id``), durably.
+
+        dbt consolidates only batches above its watermark, the highest batch id it has seen:
+        a checkpoint that is new (moved aside) or older than staging (restored from a backup)
+        would hand out ids at or below it, and dbt would skip those batches without an error.
+        """
+        self._require_open()
+        if landed_batch_id is None or landed_batch_id < self._current.next_batch_id:
+            return self._current
+        LOG.warning(
+            "checkpoint %s hands out batch id %d but staging holds batches up to %d: batch "
+            "ids continue at %d",
+            self.path,
+            self._current.next_batch_id,
+            landed_batch_id,
+            landed_batch_id + 1,
+        )
+        return self.save(replace(self._current, next_batch_id=landed_batch_id + 1))
 
     def reserve_batch_id(self) -> int:
         """A batch id never handed out before, recorded durably before it is returned."""

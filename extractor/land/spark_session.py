@@ -2,7 +2,7 @@
 
 Embedded (the default): ``local[2]`` with a Hive catalog whose Derby metastore, warehouse and
 ``derby.log`` live under the configured data directory, never the current directory
-(``spark-local.md``). Remote: when ``SPARK_REMOTE`` (or ``SparkSettings.remote``) names a Spark
+(``docs/spark-local.md``). Remote: when ``SPARK_REMOTE`` (or ``SparkSettings.remote``) names a Spark
 Connect server, every client (extractor and dbt) goes through it and no local metastore is used.
 
 The embedded Derby metastore admits one JVM, so an oracdc process creates the session first and
@@ -46,7 +46,7 @@ class SparkSettings:
 
 
 def embedded_conf(settings: SparkSettings) -> dict[str, str]:
-    """The Spark configuration of the embedded session (measured in ``spark-local.md``)."""
+    """The Spark configuration of the embedded session (measured in ``docs/spark-local.md``)."""
     data_dir = settings.data_dir.resolve()
     conf = {
         "spark.master": settings.master,

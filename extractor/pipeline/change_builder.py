@@ -10,16 +10,22 @@ columns, and build the change row the staging contract expects:
 - for tables keyed by primary key (``keys.keyed_by_primary_key``) an UPDATE that changes the
   key becomes a delete of the old key and an upsert of the new key.
 
-Rows that cannot be used (UNSUPPORTED operations, unparseable SQL_REDO, untypable values,
-LOB locator operations) become ``QuarantinedChange``s; the caller applies the error policy.
-DDL rows of selected tables are passed on as they are (the pipeline refreshes the dictionary).
+Every operation code has a :data:`DISPOSITIONS` entry: applied, passed on (DDL), quarantined
+with a reason, or ignored because it carries no row change; an unknown code is quarantined.
+Rows that cannot be used (UNSUPPORTED, LOB, XMLTYPE and extended-string operations,
+unparseable SQL_REDO, untypable values) become ``QuarantinedChange``s; the caller applies the
+error policy.
+DDL rows of selected tables are passed on as they are (the pipeline refreshes the dictionary);
+a TRUNCATE TABLE also becomes a table reset marker (``_op = 't'``) at the DDL's position.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from typing import Literal
 
 from extractor.change_record import ChangeRecord, Operation
 from extractor.dictionary import TableDef
@@ -42,7 +48,60 @@ _DML_OPERATIONS: dict[int, Operation] = {
     OperationCode.UPDATE: "u",
     OperationCode.DELETE: "d",
 }
-_LOB_OPERATIONS = frozenset({9, 10, 11, 28, 29})
+
+
+@dataclass(frozen=True)
+class Disposition:
+    """What the change builder does with the rows of one operation code of a selected table:
+    ``apply`` (DML), ``ddl`` (passed on), ``quarantine`` (with ``reason``) or ``ignore``
+    (``reason`` says why no change is lost)."""
+
+    action: Literal["apply", "ddl", "quarantine", "ignore"]
+    reason: str = ""
+
+
+_LOB_REASON = "LOB operation {operation} is not supported"
+_XML_REASON = "XMLTYPE operation {operation} (code {code}) is not supported"
+_EXTENDED_REASON = "extended string (32k VARCHAR2/RAW) operation code {code} is not supported"
+_NOT_A_CHANGE = "handled by the transaction assembler; never a row change"
+# Exhaustive over OperationCode (tests/pipeline/test_operation_codes.py checks it); a code
+# missing here is quarantined as unknown, never dropped.
+DISPOSITIONS: dict[OperationCode, Disposition] = {
+    OperationCode.INSERT: Disposition("apply"),
+    OperationCode.UPDATE: Disposition("apply"),
+    OperationCode.DELETE: Disposition("apply"),
+    OperationCode.DDL: Disposition("ddl"),
+    # No row change: index and segment maintenance, row locks, replication markers.
+    OperationCode.INTERNAL: Disposition("ignore", "internal redo (no row change)"),
+    OperationCode.SELECT_FOR_UPDATE: Disposition("ignore", "a row lock (no row change)"),
+    OperationCode.REPLICATION_MARKER: Disposition("ignore", "a replication marker"),
+    # Transaction control: the assembler consumes them before rows reach the builder.
+    OperationCode.START: Disposition("ignore", _NOT_A_CHANGE),
+    OperationCode.COMMIT: Disposition("ignore", _NOT_A_CHANGE),
+    OperationCode.ROLLBACK: Disposition("ignore", _NOT_A_CHANGE),
+    OperationCode.MISSING_SCN: Disposition("ignore", _NOT_A_CHANGE + " (a redo gap error)"),
+    OperationCode.SELECT_LOB_LOCATOR: Disposition("quarantine", _LOB_REASON),
+    OperationCode.LOB_WRITE: Disposition("quarantine", _LOB_REASON),
+    OperationCode.LOB_TRIM: Disposition("quarantine", _LOB_REASON),
+    OperationCode.LOB_ERASE: Disposition("quarantine", _LOB_REASON),
+    OperationCode.LOB_ERASE_OBSERVED: Disposition("quarantine", _LOB_REASON),
+    OperationCode.XML_DOC_BEGIN: Disposition("quarantine", _XML_REASON),
+    OperationCode.XML_DOC_WRITE: Disposition("quarantine", _XML_REASON),
+    OperationCode.XML_DOC_END: Disposition("quarantine", _XML_REASON),
+    OperationCode.EXTENDED_STRING_BEGIN: Disposition("quarantine", _EXTENDED_REASON),
+    OperationCode.EXTENDED_STRING_WRITE: Disposition("quarantine", _EXTENDED_REASON),
+    OperationCode.EXTENDED_STRING_END: Disposition("quarantine", _EXTENDED_REASON),
+    OperationCode.UNSUPPORTED: Disposition("quarantine", "UNSUPPORTED operation (code 255)"),
+}
+_UNKNOWN_CODE = Disposition("quarantine", "unknown operation code {code} ({operation})")
+
+
+_BY_CODE: dict[int, Disposition] = {int(code): what for code, what in DISPOSITIONS.items()}
+
+
+def disposition(code: int) -> Disposition:
+    """What to do with a row of operation ``code``; an unknown code is quarantined."""
+    return _BY_CODE.get(code, _UNKNOWN_CODE)
 
 
 @dataclass
@@ -67,6 +126,8 @@ class UnknownColumnError(Exception):
 
 # Looks a table up in the cached dictionary; ``refresh=True`` forces a re-read from the source.
 TableLookup = Callable[[str, str, bool], TableDef | None]
+# (owner, table) of a replicated table by its object id (DATA_OBJ#), None when not one.
+ObjectLookup = Callable[[int], tuple[str, str] | None]
 
 
 @dataclass(frozen=True)
@@ -86,29 +147,50 @@ class ChangeBuilder:
         lookup: TableLookup,
         is_selected: Callable[[str, str], bool],
         nls: NlsSettings,
+        object_table: ObjectLookup | None = None,
     ) -> None:
         self._lookup = lookup
         self._is_selected = is_selected
         self._nls = nls
+        self._object_table = object_table or (lambda _object_id: None)
 
     def build(self, info: TransactionInfo, rows: Iterable[LogMinerRow]) -> TransactionChanges:
         changes = TransactionChanges()
         for row in rows:
             owner, table = row.seg_owner, row.table_name
+            what = disposition(row.operation_code)
             if owner is None or table is None or not self._is_selected(owner, table):
+                if what.action != "ignore":
+                    self._unnamed(row, changes)
                 continue
-            code = row.operation_code
-            if code in _DML_OPERATIONS:
+            if what.action == "apply":
                 self._dml(info, row, owner, table, changes)
-            elif code == OperationCode.DDL:
+            elif what.action == "ddl":
                 changes.ddl_rows.append(row)
-            elif code == OperationCode.UNSUPPORTED:
-                changes.quarantined.append(_quarantine(row, "UNSUPPORTED operation (code 255)"))
-            elif code in _LOB_OPERATIONS:
-                changes.quarantined.append(
-                    _quarantine(row, f"LOB operation {row.operation} is not supported")
-                )
+                if is_truncate(row.sql_redo):
+                    changes.add(reset_marker(info, row, owner, table))
+            elif what.action == "quarantine":
+                reason = what.reason.format(operation=row.operation, code=row.operation_code)
+                changes.quarantined.append(_quarantine(row, reason))
         return changes
+
+    def _unnamed(self, row: LogMinerRow, changes: TransactionChanges) -> None:
+        """A row of a replicated table (by DATA_OBJ#) under a name that is not selected:
+        UNKNOWN / ``OBJ# n`` (dictionary mismatch), ``BIN$…`` (dropped), or a new name
+        (renamed). Its SQL_REDO cannot be trusted against our dictionary: quarantined."""
+        if row.data_obj is None:
+            return
+        replicated = self._object_table(row.data_obj)
+        if replicated is None:
+            return
+        owner, table = replicated
+        reason = (
+            f"LogMiner named object {row.data_obj} ({owner}.{table}) "
+            f"{row.seg_owner}.{row.table_name}: the table was renamed or dropped, or the "
+            "LogMiner dictionary does not match"
+        )
+        quarantined = _quarantine(row, reason)
+        changes.quarantined.append(replace(quarantined, owner=owner, table_name=table))
 
     def _dml(
         self,
@@ -184,6 +266,57 @@ class ChangeBuilder:
         if keyed_by_primary_key(table) and _key_changed(table, old, new):
             return [record("d", old, _covers(old, all_columns)), record("u", image, full)]
         return [record("u", image, full)]
+
+
+_TRUNCATE_TABLE = re.compile(r"^\s*truncate\s+table\s", re.IGNORECASE)
+
+
+def is_truncate(sql_redo: str | None) -> bool:
+    """True for a DDL row's SQL_REDO (the statement as issued) that truncates a whole table.
+    ``ALTER TABLE … TRUNCATE PARTITION`` is not one: which rows it removed is not in redo."""
+    return bool(sql_redo) and _TRUNCATE_TABLE.match(sql_redo or "") is not None
+
+
+# DDL that gives rows new ROWIDs, or changes rows, with no DML in the redo: a table MOVE or
+# SHRINK SPACE, partition maintenance (move, split, merge, coalesce, exchange, drop, truncate
+# of a (sub)partition) and FLASHBACK TABLE. The table is snapshotted again after it.
+_ROW_MOVING_DDL = re.compile(
+    r"""^\s*(?:
+        alter\s+table\s+(?:"[^"]+"|[^\s."]+)(?:\s*\.\s*(?:"[^"]+"|[^\s."]+))?\s+(?:
+            move\b
+            | shrink\s+space\b
+            | (?:move|split|merge|coalesce|exchange|drop|truncate)\s+(?:sub)?partitions?\b
+        )
+        | flashback\s+table\s
+    )""",
+    re.IGNORECASE | re.VERBOSE,
+)
+
+
+def is_row_moving(sql_redo: str | None) -> bool:
+    """True for DDL (the statement as issued) after which the table's ROWIDs or rows are no
+    longer what its redo says: the replica can only be rebuilt by a new snapshot."""
+    return sql_redo is not None and _ROW_MOVING_DDL.match(sql_redo) is not None
+
+
+def reset_marker(info: TransactionInfo, row: LogMinerRow, owner: str, table: str) -> ChangeRecord:
+    """The ``_op = 't'`` staging row of a TRUNCATE at the DDL row's position: no values, an
+    empty ``_present``, no ROWID (docs/landing.md, "Table reset markers")."""
+    return ChangeRecord(
+        op="t",
+        owner=owner,
+        table=table,
+        scn=row.scn,
+        commit_scn=info.commit_scn,
+        redo_pos=redo_position_number(*redo_position(row.rs_id, row.ssn)),
+        rs_id=row.rs_id.strip(),
+        ssn=row.ssn,
+        xid=info.xid,
+        row_id=None,
+        commit_ts=info.commit_ts,
+        values={},
+        full_image=False,
+    )
 
 
 def _covers(values: Mapping[str, object], columns: tuple[str, ...]) -> bool:

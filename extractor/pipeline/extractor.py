@@ -1,6 +1,6 @@
 """The extraction loop: snapshot new tables, mine committed changes, land them, checkpoint.
 
-Ordering and durability rules (architecture.md §2-3, §6):
+Ordering and durability rules (docs/architecture.md §2-3, §6):
 
 - A batch id is reserved durably before its data lands; the checkpoint that covers the data is
   written after it has landed. A crash in between re-lands the same change rows under a new
@@ -9,7 +9,7 @@ Ordering and durability rules (architecture.md §2-3, §6):
   at the checkpoint, and skips transactions committed at or before ``last_commit``.
 - A table's snapshot at SCN S covers every transaction committed at or before S; changes of
   that table from those transactions are dropped, later ones are applied (the handover of
-  logminer-reference.md §4: mining starts at the oldest transaction open at S).
+  docs/logminer.md §4: mining starts at the oldest transaction open at S).
 """
 
 from __future__ import annotations
@@ -38,11 +38,16 @@ from extractor.land.checkpoint import (
 )
 from extractor.land.staging_writer import StagingWriter
 from extractor.logminer_row import LogMinerRow
-from extractor.pipeline.change_builder import ChangeBuilder, TransactionInfo, commit_time
+from extractor.pipeline.change_builder import (
+    ChangeBuilder,
+    TransactionInfo,
+    commit_time,
+    is_row_moving,
+)
 from extractor.pipeline.progress import Progress
 from extractor.pipeline.stats import ExtractorStats, load_stats, save_stats
 from extractor.pipeline.table_registry import TableRegistry
-from extractor.source.base import Source
+from extractor.source.base import SnapshotPoint, Source
 from extractor.staging_contract import (
     METADATA_COLUMN_NAMES,
     redo_position_number,
@@ -72,11 +77,24 @@ class StreamResult:
     quarantined: int
     mined_to_scn: int | None
 
+    def then(self, later: StreamResult) -> StreamResult:
+        """This call followed by ``later``, as one."""
+        return StreamResult(
+            self.windows + later.windows,
+            self.transactions + later.transactions,
+            self.change_rows + later.change_rows,
+            self.quarantined + later.quarantined,
+            later.mined_to_scn if later.mined_to_scn is not None else self.mined_to_scn,
+        )
+
 
 @dataclass(frozen=True)
 class SnapshotResult:
     tables: tuple[str, ...]
     rows: int
+
+    def then(self, later: SnapshotResult) -> SnapshotResult:
+        return SnapshotResult(self.tables + later.tables, self.rows + later.rows)
 
 
 class Extractor:
@@ -99,7 +117,13 @@ class Extractor:
         self._fault = fault or (lambda _point: None)
         self._now = clock or (lambda: datetime.now(UTC))
         self.registry = TableRegistry(source, config.tables)
-        self._builder = ChangeBuilder(self.registry.lookup, self.registry.is_selected, source.nls)
+        self._builder = ChangeBuilder(
+            self.registry.lookup,
+            self.registry.is_selected,
+            source.nls,
+            # Sources that mine by object id (OracleSource) name rows LogMiner could not.
+            getattr(source, "table_for_object", None),
+        )
         self._buffer: TransactionBuffer | None = None
         self._buffer_tables: tuple[str, ...] = ()
         self._next_scn: int | None = None
@@ -132,6 +156,12 @@ class Extractor:
             rows += self._snapshot_table(table)
         return SnapshotResult(tuple(t.qualified_name for t in todo), rows)
 
+    def snapshot_pending(self) -> bool:
+        """True when a selected table has no finished snapshot: after ``stream_once`` met
+        row-moving DDL (the table left the checkpoint to be snapshotted again)."""
+        checkpoint = self._store.current
+        return not all(self._snapshot_done(checkpoint, t) for t in self.registry.resolve())
+
     def _start_snapshot(self, checkpoint: Checkpoint, tables: Sequence[TableDef]) -> Checkpoint:
         point = self._source.snapshot_point(tables)
         LOG.info(
@@ -140,11 +170,15 @@ class Extractor:
             point.scn,
             point.mining_start_scn,
         )
+        _refuse_snapshots_below_landed(checkpoint, point, tables)
         for table in tables:
             self._writer.ensure_table(self.registry.staging_def(table))
+            scn = point.scn_of(table)  # a bundle's tables may each have their own
+            if scn != point.scn:
+                LOG.info("snapshot of %s at its own SCN %d", table.qualified_name, scn)
             checkpoint = checkpoint.with_table(
                 table.qualified_name,
-                TableSnapshotState("running", snapshot_scn=point.scn, added_at_scn=point.scn),
+                TableSnapshotState("running", snapshot_scn=scn, added_at_scn=scn),
             )
         resume = point.mining_start_scn
         if checkpoint.resume_scn is not None:
@@ -157,12 +191,13 @@ class Extractor:
     def _snapshot_table(self, table: TableDef) -> int:
         name = table.qualified_name
         state = self._store.current.tables[name]
-        assert state.snapshot_scn is not None
+        snapshot_scn = state.snapshot_scn
+        assert snapshot_scn is not None
         progress = Progress(f"snapshot {name}")
         progress.done = state.rows_landed
         staging = self.registry.staging_def(table)
         for batch in self._source.snapshot_batches(
-            table, state.snapshot_scn, self._config.snapshot_batch_rows, state.resume_token
+            table, snapshot_scn, self._config.snapshot_batch_rows, state.resume_token
         ):
             if batch.num_rows == 0:
                 continue
@@ -171,7 +206,7 @@ class Extractor:
             data = snapshot_batch(
                 staging,
                 batch,
-                snapshot_scn=state.snapshot_scn,
+                snapshot_scn=snapshot_scn,
                 snapshot_ts=now,
                 batch_id=batch_id,
                 extracted_at=now,
@@ -187,16 +222,34 @@ class Extractor:
             table_stats.snapshot_rows += batch.num_rows
             table_stats.last_batch_id = batch_id
             progress.advance(batch.num_rows)
+        self._land_snapshot_marker(table, staging, snapshot_scn)
         state = replace(state, status="done")
         self._store.save(self._store.current.with_table(name, state))
         save_stats(self._config.data_dir, self.stats)
         progress.finish()
         return progress.done
 
+    def _land_snapshot_marker(self, table: TableDef, staging: TableDef, snapshot_scn: int) -> None:
+        """A reset marker at (S, S, 0) after the snapshot's last chunk: every version of the
+        table older than the snapshot (a previous snapshot's rows, changes before a re-snapshot,
+        keys deleted in between) is retired; the snapshot's own rows, at the same position,
+        stay. Landed before the snapshot is marked done: a crash lands it again (idempotent)."""
+        now = self._now()
+        marker = ChangeRecord(
+            op="t", owner=table.owner, table=table.name, scn=snapshot_scn,
+            commit_scn=snapshot_scn, redo_pos=0, rs_id=None, ssn=None, xid=None, row_id=None,
+            commit_ts=now, values={}, full_image=False,
+        )  # fmt: skip
+        batch_id = self._store.reserve_batch_id()
+        data = change_batch(staging, [marker], batch_id=batch_id, extracted_at=now)
+        self._writer.append(staging, data)
+        self.stats.table(table.qualified_name).last_batch_id = batch_id
+
     # -- streaming ------------------------------------------------------------------------
 
     def stream_once(self, until_scn: int | None = None) -> StreamResult:
-        """Mine from the checkpoint up to ``until_scn`` (default: the current SCN) and land."""
+        """Mine from the checkpoint up to ``until_scn`` (default: the minable SCN, what every
+        redo thread has written) and land."""
         checkpoint = self._store.current
         tables = [t for t in self.registry.resolve() if self._snapshot_done(checkpoint, t)]
         if not tables:
@@ -210,7 +263,7 @@ class Extractor:
         if self._buffer is None or self._buffer_tables != table_names or self._next_scn is None:
             self._reset_buffer(checkpoint, table_names)
         assert self._buffer is not None and self._next_scn is not None
-        target = self._source.current_scn() if until_scn is None else until_scn
+        target = self._source.minable_scn() if until_scn is None else until_scn
         self._target_scn = target
         windows = transactions = change_rows = quarantined = 0
         progress = Progress("mining", max(target - self._next_scn + 1, 0))
@@ -274,9 +327,10 @@ class Extractor:
         window_end = end if joiner.resume_scn is None else joiner.resume_scn - 1
         window.finish()
         self._fault("stream:before_checkpoint")
+        self._apply_retention(window_end)
         oldest_open = self._buffer.oldest_open_scn()
         resume = window_end + 1 if oldest_open is None else min(oldest_open, window_end + 1)
-        checkpoint = self._store.current
+        checkpoint = self._forget_snapshots(self._store.current, window)
         self._store.save(
             replace(
                 checkpoint,
@@ -290,6 +344,14 @@ class Extractor:
         return _WindowResult(
             window_end, rows_read, window.transactions, window.change_rows, window.quarantined
         )
+
+    def _apply_retention(self, window_end: int) -> None:
+        """Discard open transactions begun more than ``transaction_retention_scns`` below
+        the window's end (each logged by the buffer); they no longer hold ``resume_scn``."""
+        retention = self._config.mining.transaction_retention_scns
+        if retention is not None and self._buffer is not None:
+            discarded = self._buffer.abandon_older_than(window_end - retention)
+            self.stats.abandoned_transactions += len(discarded)
 
     def _record_window(self, window_end: int, rows_read: int, window: _WindowLanding) -> None:
         assert self._buffer is not None
@@ -315,10 +377,34 @@ class Extractor:
 
     def _keep_change(self, record: ChangeRecord) -> bool:
         """Drop changes of a table that its snapshot already covers."""
-        state = self._store.current.tables.get(f"{record.owner}.{record.table}")
+        return self._streams(f"{record.owner}.{record.table}", record.commit_scn)
+
+    def _streams(self, qualified_name: str, commit_scn: int) -> bool:
+        """True when the table's changes committed at ``commit_scn`` come from the stream:
+        its snapshot is done and older (a re-snapshot pending: not in the checkpoint)."""
+        state = self._store.current.tables.get(qualified_name)
         if state is None or state.status != "done":
             return False
-        return state.snapshot_scn is None or record.commit_scn > state.snapshot_scn
+        return state.snapshot_scn is None or commit_scn > state.snapshot_scn
+
+    def _forget_snapshots(self, checkpoint: Checkpoint, window: _WindowLanding) -> Checkpoint:
+        """Tables changed by row-moving DDL in the window leave the checkpoint: the next
+        ``snapshot()`` takes them again (a new SCN, a reset marker retiring the old ROWIDs)
+        and until then their changes are dropped (the new snapshot covers them)."""
+        if not window.resnapshot:
+            return checkpoint
+        for name, ddl in window.resnapshot.items():
+            LOG.warning(
+                "%s: %s at SCN %d changed its ROWIDs or rows without DML in the redo; "
+                "the table is snapshotted again",
+                name,
+                " ".join((ddl.sql_redo or "").split())[:120],
+                ddl.scn,
+                extra={"table": name, "scn": ddl.scn},
+            )
+            self.stats.table(name).resnapshots += 1
+        kept = {k: v for k, v in checkpoint.tables.items() if k not in window.resnapshot}
+        return replace(checkpoint, tables=kept)
 
     def _land(
         self,
@@ -420,6 +506,8 @@ class _WindowLanding:
         self._errors: list[QuarantinedChange] = []
         self._ddl: list[SchemaChange] = []
         self.last_commit: CommitPosition | None = None
+        # Tables whose ROWIDs or rows changed without DML (row-moving DDL), with that DDL row.
+        self.resnapshot: dict[str, LogMinerRow] = {}
         self.transactions = 0
         self.change_rows = 0
         self.quarantined = 0
@@ -432,6 +520,9 @@ class _WindowLanding:
         changes = extractor._builder.build(info, committed.rows)
         for ddl_row in changes.ddl_rows:
             self._ddl.append(extractor._apply_ddl(ddl_row, committed.commit_scn))
+            name = f"{ddl_row.seg_owner}.{ddl_row.table_name}"
+            if is_row_moving(ddl_row.sql_redo) and extractor._streams(name, committed.commit_scn):
+                self.resnapshot[name] = ddl_row
         for key, records in changes.records.items():
             kept = [r for r in records if extractor._keep_change(r)]
             if kept:
@@ -452,6 +543,28 @@ class _WindowLanding:
     def _flush(self) -> None:
         self._extractor._land(self._records, self._errors, self._ddl)
         self._records, self._errors, self._ddl, self._held = {}, [], [], 0
+
+
+def _refuse_snapshots_below_landed(
+    checkpoint: Checkpoint, point: SnapshotPoint, tables: Sequence[TableDef]
+) -> None:
+    """A table added after streaming began needs every change committed after its snapshot,
+    but transactions at or below the last landed commit are skipped as already emitted: a
+    snapshot below it (a replay bundle's older file, a log-only table) would miss changes."""
+    landed = checkpoint.last_commit
+    if landed is None:
+        return
+    for table in tables:
+        scn = point.scn_of(table)
+        if scn < landed.commit_scn:
+            raise OracdcError(
+                f"{table.qualified_name}: snapshot at SCN {scn} is older than the last change "
+                f"landed (commit SCN {landed.commit_scn}); its changes in between would be lost",
+                fix=(
+                    "give the table a snapshot at or above that SCN, or move checkpoint.json "
+                    "aside to replicate every table again (docs/extraction.md)"
+                ),
+            )
 
 
 def next_window_scns(window_scns: int, rows_read: int, mining: MiningSettings) -> int:
@@ -479,9 +592,13 @@ def _unpack_redo(redo_pos: int) -> tuple[int, int, int, int]:
 def open_extractor(
     config: OracdcConfig, source: Source, spark: object, **options: object
 ) -> Iterator[Extractor]:
-    """An Extractor over ``source`` landing through ``spark``; closes its checkpoint lock."""
+    """An Extractor over ``source`` landing through ``spark``; closes its checkpoint lock.
+
+    Batch ids continue above the highest one in staging (one query per start): a lost or
+    restored checkpoint would otherwise reuse ids at or below dbt's watermark."""
     with CheckpointStore(config.data_dir) as store:
         writer = StagingWriter(spark, config.staging_schema)
+        store.continue_batch_ids_above(writer.max_batch_id())
         extractor = Extractor(config, source, writer, store, **options)  # type: ignore[arg-type]
         try:
             yield extractor

@@ -26,6 +26,7 @@ class TableStats:
     last_commit_time: str | None = None
     quarantined: int = 0
     last_batch_id: int | None = None
+    resnapshots: int = 0  # snapshots taken again after row-moving DDL
 
 
 @dataclass
@@ -41,6 +42,7 @@ class ExtractorStats:
     spill_bytes: int = 0
     open_transactions: int = 0
     oldest_open_scn: int | None = None
+    abandoned_transactions: int = 0  # discarded by mining.transaction_retention_scns
     mined_to_scn: int | None = None
     source_scn: int | None = None
     redo_logs: list[str] = field(default_factory=list)
@@ -106,6 +108,12 @@ def prometheus_text(stats: ExtractorStats) -> str:
         [(f'{{table="{_label(n)}"}}', t.quarantined) for n, t in per_table],
     )
     metric(
+        "resnapshots_total",
+        "counter",
+        "Snapshots taken again after row-moving DDL (MOVE, SHRINK SPACE, ...), per table.",
+        [(f'{{table="{_label(n)}"}}', t.resnapshots) for n, t in per_table],
+    )
+    metric(
         "last_commit_scn",
         "gauge",
         "Commit SCN of the last change landed, per table.",
@@ -116,6 +124,12 @@ def prometheus_text(stats: ExtractorStats) -> str:
     metric("parse_errors_total", "counter", "Rows quarantined.", [("", stats.parse_errors)])
     metric("window_scns", "gauge", "Current mining window size in SCNs.", [("", stats.window_scns)])
     metric("spill_bytes_total", "counter", "Bytes spilled to disk.", [("", stats.spill_bytes)])
+    metric(
+        "abandoned_transactions_total",
+        "counter",
+        "Open transactions discarded by the retention limit.",
+        [("", stats.abandoned_transactions)],
+    )
     metric("mined_to_scn", "gauge", "End of the last mining window.", [("", stats.mined_to_scn)])
     lag = (
         None

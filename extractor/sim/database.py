@@ -8,22 +8,34 @@ The extractor sees it through V$DATABASE (:meth:`SimDatabase.current_scn`), the 
 
 from __future__ import annotations
 
+import zlib
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from extractor.dictionary import ColumnDef, TableDef
 from extractor.logminer_row import LogMinerRow, OperationCode
 from extractor.nls import NlsSettings
-from extractor.sim.column_values import truth_value
-from extractor.sim.ddl_text import add_column_sql, create_table_sql, drop_column_sql
+from extractor.sim.column_values import coerce_value, truth_value
+from extractor.sim.ddl_text import (
+    RowMovingDdl,
+    add_column_sql,
+    add_virtual_column_sql,
+    create_table_sql,
+    drop_column_sql,
+    row_moving_sql,
+    truncate_table_sql,
+)
 from extractor.sim.errors import SimUsageError, raise_oracle_error
-from extractor.sim.logminer_rows import RedoEvent, render_rows
+from extractor.sim.logminer_rows import RedoEvent, render_rows, unnamed_rows
 from extractor.sim.oracle_types import column_type
 from extractor.sim.redo_logs import RedoLogCatalog, RedoLogFile
+from extractor.sim.rowid import RowidAllocator
+from extractor.sim.server_settings import SimServerSettings
 from extractor.sim.transactions import SimTransaction
-from extractor.sim.versioned_table import StoredRow, VersionedTable
+from extractor.sim.versioned_table import StoredRow, VersionedTable, VirtualExpression
 
 __all__ = ["RedoLogFile", "SimDatabase", "SimTransaction"]
 
@@ -44,11 +56,36 @@ class SimDatabase:
         log_switch_every: int = 2_000,
         undo_retention_scns: int | None = None,
         clock: Callable[[], datetime] | None = None,
+        unnamed_object_ratio: float = 0.0,
+        partial_xid_rate: float = 0.0,
+        partial_xid_seed: int = 0,
+        server_time_zone: str = "+00:00",
+        redo_write_lag_scns: int = 0,
+        threads: int = 1,
+        archive_destinations: int = 1,
     ) -> None:
         self.nls = nls
         self.database_name = database_name
         self.log_switch_every = log_switch_every
         self.undo_retention_scns = undo_retention_scns
+        # Share of DML rows LogMiner shows as UNKNOWN / "OBJ# n" (a dictionary mismatch); any
+        # value > 0 also fills DATA_OBJ# on every row of a table.
+        self.unnamed_object_ratio = unnamed_object_ratio
+        # Share of transactions whose undo, ROLLBACK and COMMIT rows show XID sequence
+        # FFFFFFFF in a LogMiner session that starts after the transaction did (picked per
+        # XID from a hash with the seed: re-mining a window gives the same rows).
+        self.partial_xid_rate = partial_xid_rate
+        self.partial_xid_seed = partial_xid_seed
+        # The server's OS time zone (what SYSDATE / SYSTIMESTAMP use), ±HH:MM: the DATE
+        # columns TIMESTAMP and COMMIT_TIMESTAMP of V$LOGMNR_CONTENTS are in it (the DB-API
+        # face shifts them; rows and the clock here are UTC).
+        self.server_time_zone = server_time_zone
+        # Redo not yet written by LGWR: rows above current SCN - this lag are not visible to
+        # LogMiner until a log switch (0: every committed change is minable at once).
+        self.redo_write_lag_scns = redo_write_lag_scns
+        self._redo_flushed_scn = first_scn
+        self._start_scn_by_xid: dict[str, int] = {}
+        self._marker_xids: set[str] = set()  # replication-marker transactions (never end)
         self._first_scn = first_scn
         self._scn = first_scn
         self._clock = clock or self._scn_clock
@@ -61,7 +98,31 @@ class SimDatabase:
         self._event_scns: list[int] = []
         self._rendered: dict[int, list[LogMinerRow]] = {}
         self._rendered_nls = nls
-        self._logs = RedoLogCatalog(first_scn, database_name=database_name)
+        # RAC: ``threads`` instances, each writing its own redo thread (own log sequences and
+        # RS_IDs); each transaction runs on one instance (round robin over the open ones).
+        # The extractor's session is on ``local_instance``: V$TRANSACTION lists only its
+        # transactions, GV$TRANSACTION those of every instance.
+        self._threads = {
+            thread: _RedoThread(
+                RedoLogCatalog(
+                    first_scn, database_name=database_name, thread=thread,
+                    archive_destinations=archive_destinations,
+                ),
+                enable_change=first_scn,
+            )
+            for thread in range(1, threads + 1)
+        }  # fmt: skip
+        self._logs = self._threads[1].logs
+        # V$ARCHIVE_DEST_STATUS: the DEST_IDs of the local, VALID archive destinations, in the
+        # order the view returns them; every switched log has a copy on each.
+        self.archive_destinations = tuple(range(1, archive_destinations + 1))
+        self.local_instance = 1
+        self._thread_by_xid: dict[str, int] = {}
+        self._event_threads: list[int] = []
+        self.server = SimServerSettings()  # what the pre-flight checks read
+        # ALL_TABLES kind of a table that is not a plain heap table: "GLOBAL TEMPORARY",
+        # "IOT", "IOT_OVERFLOW", "IOT_MAPPING", "NESTED" or "SECONDARY" (set by tests).
+        self.table_kinds: dict[tuple[str, str], str] = {}
 
     # -- V$DATABASE and the dictionary -----------------------------------------------------
 
@@ -117,6 +178,100 @@ class SimDatabase:
         state.dropped_columns.add(column)
         self._record_ddl(new, drop_column_sql(new, column), scn)
 
+    def truncate_table(self, owner: str, table: str) -> int:
+        """TRUNCATE TABLE: every row is gone at one SCN (a DDL, code 5, row with the statement
+        as SQL_REDO, committed by itself; no DML rows); the data object id changes. ORA-00054
+        while an open transaction holds a row of it. Returns the DDL's SCN."""
+        state = self._table_state(owner, table)
+        if state.locks:
+            raise_oracle_error(
+                54, "resource busy and acquire with NOWAIT specified or timeout expired"
+            )
+        scn = self._next_scn()
+        for rowid in list(state.latest):
+            state.commit_version(rowid, None, scn)
+        state.data_object_id = self._next_object_id
+        self._next_object_id += 2
+        self._record_ddl(state.definition, truncate_table_sql(state.definition), scn)
+        return scn
+
+    def move_rows(self, owner: str, table: str, operation: RowMovingDdl = "move") -> dict[str, str]:
+        """DDL that gives rows new ROWIDs without any DML in redo, at one SCN: ``move``
+        (``ALTER TABLE … MOVE``: a new segment, a new data object id) or ``shrink``
+        (``ALTER TABLE … SHRINK SPACE``: rows compacted to the start of the segment, so a new
+        ROWID may be one a deleted row had). One DDL row (code 5) committed by itself;
+        ORA-00054 while an open transaction holds a row. Returns old ROWID -> new ROWID."""
+        state = self._table_state(owner, table)
+        if state.locks:
+            raise_oracle_error(
+                54, "resource busy and acquire with NOWAIT specified or timeout expired"
+            )
+        scn = self._next_scn()
+        if operation == "move":
+            state.data_object_id = self._next_object_id
+            self._next_object_id += 2
+        state.rowids = RowidAllocator(state.data_object_id, file_no=4 + state.data_object_id % 8)
+        rows = list(state.latest.items())
+        moved = {rowid: state.rowids.allocate() for rowid, _ in rows}
+        for rowid, _ in rows:
+            state.commit_version(rowid, None, scn)
+        for rowid, row in rows:
+            state.commit_version(moved[rowid], row, scn)
+        self._record_ddl(state.definition, row_moving_sql(state.definition, operation), scn)
+        return moved
+
+    def add_virtual_column(
+        self,
+        owner: str,
+        table: str,
+        column: ColumnDef,
+        expression: VirtualExpression,
+        expression_sql: str,
+    ) -> None:
+        """ALTER TABLE ADD (c … GENERATED ALWAYS AS (expr) VIRTUAL): a DDL (code 5) row. Its
+        value is computed on read (``AS OF`` selects), never stored nor written to redo;
+        ALL_TAB_COLS lists it with VIRTUAL_COLUMN = 'YES' (ALL_TAB_COLUMNS lists it too).
+        :meth:`table` and :meth:`truth` leave it out; :meth:`table_with_virtual` has it."""
+        state = self._table_state(owner, table)
+        current = self.table_with_virtual(owner, table)
+        if current.has_column(column.name) or column.name in state.dropped_columns:
+            raise SimUsageError(f"{current.qualified_name}: column {column.name} exists or existed")
+        column_type(column)
+        column_id = max((c.column_id for c in current.columns), default=0) + 1
+        virtual = ColumnDef(
+            column.name, column_id, column.data_type, column.data_length, column.data_precision,
+            column.data_scale, column.nullable,
+        )  # fmt: skip
+        state.virtual[column.name] = (virtual, expression)
+        scn = self._next_scn()
+        sql = add_virtual_column_sql(state.definition, virtual, expression_sql)
+        self._record_ddl(state.definition, sql, scn)
+
+    def internal_ddl(self, owner: str, table: str) -> int:
+        """Recursive DDL Oracle runs itself on a table (e.g. while gathering statistics): a
+        DDL (code 5) row with INFO = 'INTERNAL DDL' that changes no definition. Returns its
+        SCN."""
+        state = self._table_state(owner, table)
+        scn = self._next_scn()
+        text = f'ALTER TABLE "{owner}"."{table}" MODIFY DEFAULT ATTRIBUTES'
+        self._record_ddl(state.definition, text, scn, info="INTERNAL DDL")
+        return scn
+
+    def table_with_virtual(self, owner: str, name: str) -> TableDef:
+        """The table with its virtual columns, in COLUMN_ID order (what ``SELECT *`` shows)."""
+        state = self._table_state(owner, name)
+        current = state.definition
+        if not state.virtual:
+            return current
+        virtual = tuple(column for column, _ in state.virtual.values())
+        columns = tuple(sorted((*current.columns, *virtual), key=lambda c: c.column_id))
+        return TableDef(
+            owner, name, columns, current.primary_key, current.supplemental_logging
+        )  # fmt: skip
+
+    def is_virtual(self, owner: str, name: str, column: str) -> bool:
+        return column in self._table_state(owner, name).virtual
+
     def tables(self) -> list[TableDef]:
         return [state.definition for state in self._tables.values()]
 
@@ -126,22 +281,98 @@ class SimDatabase:
     def object_id(self, owner: str, name: str) -> int:
         return self._table_state(owner, name).object_id
 
+    def data_object_id(self, owner: str, name: str) -> int:
+        """ALL_OBJECTS.DATA_OBJECT_ID: the object id until a TRUNCATE gives a new segment."""
+        return self._table_state(owner, name).data_object_id
+
     # -- transactions ----------------------------------------------------------------------
 
-    def begin(self, username: str = "APP") -> SimTransaction:
+    def begin(self, username: str = "APP", *, instance: int | None = None) -> SimTransaction:
+        """A new transaction on ``instance`` (RAC: the redo thread its changes go to; by
+        default the open instances in turn)."""
         self._serial += 1
         serial = self._serial
-        txn = SimTransaction(self, serial, _xid(serial), username)
+        txn = SimTransaction(self, serial, self._free_xid(serial), username)
+        self._thread_by_xid[txn.xid] = self._instance_for(serial, instance)
         self._transactions[serial] = txn
         return txn
 
-    def open_transactions(self) -> list[tuple[str, int]]:
-        """V$TRANSACTION: (XID hex, START_SCN) of transactions that have changed data."""
+    def _instance_for(self, serial: int, instance: int | None) -> int:
+        open_threads = [n for n, t in self._threads.items() if t.status == "OPEN"]
+        if instance is None:
+            return open_threads[(serial - 1) % len(open_threads)]
+        if instance not in open_threads:
+            raise SimUsageError(f"instance {instance} is not open (open: {open_threads})")
+        return instance
+
+    def instance_of(self, xid: str) -> int:
+        """The instance (redo thread) a transaction runs on; DDL and markers run on the
+        first open one."""
+        thread = self._thread_by_xid.get(xid)
+        if thread is None:
+            thread = min(n for n, t in self._threads.items() if t.status == "OPEN")
+            self._thread_by_xid[xid] = thread
+        return thread
+
+    def replication_marker(self) -> str:
+        """A GoldenGate replication marker: a transaction whose START is followed by one
+        REPLICATION_MARKER (code 27) row and that never commits nor rolls back (Oracle writes
+        such markers periodically for GoldenGate; V$TRANSACTION does not list them). Returns
+        its XID."""
+        self._serial += 1
+        xid = self._free_xid(self._serial)
+        scn = self._next_scn()
+        self._start_scn_by_xid[xid] = scn
+        self._marker_xids.add(xid)
+        self._append(self._control_event(xid, OperationCode.START, scn, DDL_USERNAME))
+        self._append(self._control_event(xid, OperationCode.REPLICATION_MARKER, scn, DDL_USERNAME))
+        return xid
+
+    def open_transactions(self, instance: int | None = None) -> list[tuple[str, int]]:
+        """(XID hex, START_SCN) of open transactions that have changed data: of one
+        ``instance`` (V$TRANSACTION, local to the session's instance) or of all (None:
+        GV$TRANSACTION)."""
         return [
             (t.xid, t.start_scn)
             for t in self._transactions.values()
-            if t.is_open and t.start_scn is not None
+            if t.is_open
+            and t.start_scn is not None
+            and (instance is None or self.instance_of(t.xid) == instance)
         ]
+
+    # -- RAC redo threads ------------------------------------------------------------------
+
+    def redo_threads(self) -> list[tuple[int, str, str, int, int, int]]:
+        """V$THREAD: (THREAD#, STATUS, ENABLED, ENABLE_CHANGE#, CHECKPOINT_CHANGE#,
+        DISABLE_CHANGE#) per thread; an open thread's checkpoint is the written SCN."""
+        return [
+            (
+                number, thread.status, thread.enabled, thread.enable_change,
+                self.written_scn() if thread.status == "OPEN" else thread.checkpoint_change,
+                thread.disable_change,
+            )
+            for number, thread in sorted(self._threads.items())
+        ]  # fmt: skip
+
+    def close_thread(self, thread: int, *, disable: bool = False) -> int:
+        """Shut an instance down cleanly: its thread is CLOSED at the returned SCN (its
+        current log is archived there, as the surviving instances' log switch does; its
+        CHECKPOINT_CHANGE# is the SCN before). ``disable``: ALTER DATABASE DISABLE THREAD,
+        the thread's online groups dropped (DISABLE_CHANGE#: no redo at or above it)."""
+        state = self._threads[thread]
+        if any(
+            t.is_open and self.instance_of(t.xid) == thread for t in self._transactions.values()
+        ):
+            raise SimUsageError(f"instance {thread} has open transactions")
+        if len([t for t in self._threads.values() if t.status == "OPEN"]) < 2:
+            raise SimUsageError("the last open instance cannot be closed")
+        self._scn += 1
+        state.logs.switch(self._scn)
+        state.status, state.checkpoint_change = "CLOSED", self._scn - 1
+        if disable:
+            state.enabled, state.disable_change = "DISABLED", self._scn
+            state.logs.online_dropped = True
+        return self._scn
 
     # -- reads -----------------------------------------------------------------------------
 
@@ -158,7 +389,19 @@ class SimDatabase:
         state = self._table_state(owner, table)
         if state.definition_at(scn) is None:
             raise_oracle_error(1466, "unable to read data - table definition has changed")
-        return self.truth(owner, table, scn)
+        rows = self.truth(owner, table, scn)
+        for column, expression in state.virtual.values():
+            for row in rows:
+                row[column.name] = truth_value(column, coerce_value(column, expression(row)))
+        return rows
+
+    def committed_row(self, owner: str, table: str, rowid: str) -> dict[str, object]:
+        """The latest committed values of one live row (stored form), for workloads."""
+        return dict(self._table_state(owner, table).latest[rowid])
+
+    def table_extents(self, owner: str, table: str) -> list[tuple[str, str, int]]:
+        """DBA_EXTENTS of the table's segment: (first ROWID, last ROWID, blocks) per extent."""
+        return self._table_state(owner, table).rowids.extents()
 
     def truth(self, owner: str, table: str, scn: int) -> list[dict[str, object]]:
         """The committed contents at ``scn`` (no undo limit), in ROWID allocation order."""
@@ -183,34 +426,99 @@ class SimDatabase:
         """V$LOGMNR_CONTENTS rows with ``start_scn <= SCN <= end_scn`` in SCN then redo
         order, rendered under ``self.nls``. ORA-01291 when a needed log is purged, or (with
         ``log_names``, the files given to ADD_LOGFILE) when the given logs miss part of it."""
-        self._logs.check_minable(start_scn, end_scn)
+        threads = self._mined_threads(log_names)
+        for thread in threads:
+            self._threads[thread].logs.check_minable(start_scn, end_scn)
         if log_names is not None:
             self._check_added_logs(start_scn, min(end_scn, self._scn), log_names)
         if self._rendered_nls != self.nls:
             self._rendered = {}
             self._rendered_nls = self.nls
         low = bisect_left(self._event_scns, start_scn)
-        high = bisect_right(self._event_scns, end_scn)
+        high = bisect_right(self._event_scns, min(end_scn, self.written_scn()))
         rows: list[LogMinerRow] = []
         for index in range(low, high):
+            if self._event_threads[index] not in threads:
+                continue  # a thread none of whose logs was added: LogMiner does not see it
             rendered = self._rendered.get(index)
             if rendered is None:
                 rendered = render_rows(self._events[index], self.nls)
+                rendered = self._with_object_ids(index, self._events[index], rendered)
                 self._rendered[index] = rendered
             rows.extend(rendered)
+        if self.partial_xid_rate:
+            rows = [self._as_mined_from(start_scn, row) for row in rows]
         return rows
 
+    def _as_mined_from(self, session_start_scn: int, row: LogMinerRow) -> LogMinerRow:
+        """The row as a LogMiner session starting at ``session_start_scn`` shows it: the undo
+        (ROLLBACK = 1), ROLLBACK (36) and COMMIT (7) rows of a transaction that started before
+        the session carry XID undo segment + slot + sequence FFFFFFFF, for the share
+        ``partial_xid_rate`` of transactions (Oracle cannot link them to the sequence)."""
+        if not (row.rollback or row.operation_code in _END_CODES):
+            return row
+        started = self._start_scn_by_xid.get(row.xid)
+        if started is None or started >= session_start_scn or not self._partial_xid(row.xid):
+            return row
+        return _replace_row(row, xid=row.xid[:8] + PARTIAL_XID_SEQUENCE)
+
+    def _partial_xid(self, xid: str) -> bool:
+        digest = zlib.crc32(f"{self.partial_xid_seed}:{xid}".encode())
+        return digest < self.partial_xid_rate * 2**32
+
+    def _with_object_ids(
+        self, index: int, event: RedoEvent, rows: list[LogMinerRow]
+    ) -> list[LogMinerRow]:
+        """With ``unnamed_object_ratio`` set: DATA_OBJ# on rows of a table, and that share of
+        DML events (picked by their index, deterministically) shown as LogMiner shows rows it
+        cannot name (``UNKNOWN`` / ``OBJ# n``). Off: the rows as rendered."""
+        table = event.table
+        if not self.unnamed_object_ratio or table is None:
+            return rows
+        state = self._tables.get((table.owner, table.name))
+        if state is None:
+            return rows
+        picked = (index * 2_654_435_761) % 2**32 < self.unnamed_object_ratio * 2**32
+        if picked and event.code in _DML_CODES:
+            return unnamed_rows(rows, table, state.object_id)
+        return [_replace_row(row, data_obj=state.object_id) for row in rows]
+
+    def _mined_threads(self, log_names: list[str] | None) -> set[int]:
+        """The threads a LogMiner session reads: those with an added log (all without)."""
+        if log_names is None:
+            return set(self._threads)
+        names = set(log_names)
+        return {f.thread for f in self.log_files() if f.name in names}
+
     def log_files(self) -> list[RedoLogFile]:
-        return self._logs.files()
+        return [f for _, t in sorted(self._threads.items()) for f in t.logs.files()]
 
-    def switch_log(self) -> None:
-        """ALTER SYSTEM SWITCH LOGFILE: the current log is archived; takes one SCN."""
+    def switch_log(self, thread: int | None = None) -> None:
+        """ALTER SYSTEM SWITCH LOGFILE (one ``thread``) or, by default, ARCHIVE LOG CURRENT
+        (every open thread): the current log is archived; takes one SCN. LGWR writes all
+        redo before the switch (the simulator's written SCN is one for all threads)."""
         self._scn += 1
-        self._logs.switch(self._scn)
+        self._redo_flushed_scn = self._scn
+        for number, state in sorted(self._threads.items()):
+            if (thread is None and state.status == "OPEN") or number == thread:
+                state.logs.switch(self._scn)
 
-    def purge_archived_logs(self, below_sequence: int) -> None:
-        """Delete archived copies of sequences below ``below_sequence`` (RMAN DELETE)."""
-        self._logs.purge_archived(below_sequence)
+    def written_scn(self) -> int:
+        """V$THREAD.LAST_REDO_CHANGE#: redo up to this SCN is in the log files (and visible
+        to LogMiner); with ``redo_write_lag_scns`` it trails the current SCN until a log
+        switch writes everything."""
+        return max(self._scn - self.redo_write_lag_scns, self._redo_flushed_scn)
+
+    def purge_archived_logs(self, below_sequence: int, thread: int | None = None) -> None:
+        """Delete archived copies of sequences below ``below_sequence`` (RMAN DELETE), of
+        one ``thread`` or of every thread."""
+        for number, state in self._threads.items():
+            if thread is None or number == thread:
+                state.logs.purge_archived(below_sequence)
+
+    def delete_archived_copy(self, sequence: int, dest_id: int, thread: int = 1) -> None:
+        """Delete one destination's copy of an archived log (the other copies stay)."""
+        self._threads[thread].logs.delete_archived_copy(sequence, dest_id)
 
     # -- engine internals used by SimTransaction -------------------------------------------
 
@@ -233,16 +541,32 @@ class SimDatabase:
     def _forget(self, txn: SimTransaction) -> None:
         self._transactions.pop(txn._serial, None)
 
-    def _allocate_rs_id(self, table: TableDef) -> str:
-        return self._logs.next_rs_id(64 + 24 * len(table.columns))
+    def _allocate_rs_id(self, table: TableDef, xid: str | None = None) -> str:
+        logs = self._threads[self.instance_of(xid) if xid else 1].logs
+        return logs.next_rs_id(64 + 24 * len(table.columns))
 
     def _append(self, event: RedoEvent) -> None:
+        thread = self.instance_of(event.xid)
         self._events.append(event)
         self._event_scns.append(event.scn)
-        if self._logs.records_in_current >= self.log_switch_every:
-            self.switch_log()
+        self._event_threads.append(thread)
+        if self._threads[thread].logs.records_in_current >= self.log_switch_every:
+            self.switch_log(thread if len(self._threads) > 1 else None)
+
+    def _free_xid(self, serial: int) -> str:
+        """The XID of a new transaction: a slot of an undo segment no open transaction holds
+        (Oracle reuses a slot only once its transaction has ended)."""
+        busy = {t.xid[:8] for t in self._transactions.values() if t.is_open}
+        busy |= {xid[:8] for xid in self._marker_xids}
+        shift = 0
+        xid = _xid(serial)
+        while xid[:8] in busy:
+            shift += 1
+            xid = _xid(serial, shift)
+        return xid
 
     def _record_start(self, txn: SimTransaction, scn: int) -> None:
+        self._start_scn_by_xid[txn.xid] = scn
         self._append(self._control_event(txn.xid, OperationCode.START, scn, txn.username))
 
     def _record_end(self, txn: SimTransaction, code: OperationCode, scn: int) -> None:
@@ -275,7 +599,7 @@ class SimDatabase:
                 scn=scn,
                 xid=txn.xid,
                 code=code,
-                rs_id=rs_id if rs_id is not None else self._allocate_rs_id(table),
+                rs_id=rs_id if rs_id is not None else self._allocate_rs_id(table, txn.xid),
                 ssn=ssn,
                 timestamp=self._clock(),
                 username=txn.username,
@@ -289,13 +613,14 @@ class SimDatabase:
             )
         )
 
-    def _record_ddl(self, table: TableDef, text: str, scn: int) -> None:
+    def _record_ddl(self, table: TableDef, text: str, scn: int, info: str | None = None) -> None:
         self._serial += 1
-        xid = _xid(self._serial)
+        xid = self._free_xid(self._serial)
         start = self._control_event(xid, OperationCode.START, scn, DDL_USERNAME)
         ddl = RedoEvent(
-            scn=scn, xid=xid, code=OperationCode.DDL, rs_id=self._logs.next_rs_id(256), ssn=0,
-            timestamp=self._clock(), username=DDL_USERNAME, table=table, text=text,
+            scn=scn, xid=xid, code=OperationCode.DDL, ssn=0,
+            rs_id=self._threads[self.instance_of(xid)].logs.next_rs_id(256),
+            timestamp=self._clock(), username=DDL_USERNAME, table=table, text=text, info=info,
         )  # fmt: skip
         commit = self._control_event(xid, OperationCode.COMMIT, scn, DDL_USERNAME)
         commit = _replace(commit, start_scn=scn, commit_scn=scn, commit_timestamp=commit.timestamp)
@@ -303,35 +628,71 @@ class SimDatabase:
             self._append(event)
 
     def _control_event(self, xid: str, code: OperationCode, scn: int, username: str) -> RedoEvent:
+        logs = self._threads[self.instance_of(xid)].logs
         return RedoEvent(
-            scn=scn, xid=xid, code=code, rs_id=self._logs.next_rs_id(48), ssn=0,
+            scn=scn, xid=xid, code=code, rs_id=logs.next_rs_id(48), ssn=0,
             timestamp=self._clock(), username=username,
         )  # fmt: skip
 
     def _check_added_logs(self, start_scn: int, end_scn: int, names: list[str]) -> None:
-        by_name = {f.name: f for f in self._logs.files()}
-        covered = sorted(
-            (f.first_change, f.next_change if f.next_change is not None else self._scn + 1)
-            for name in names
-            if (f := by_name.get(name)) is not None and f.available
-        )
-        position = start_scn
-        for first, after in covered:
-            if first > position:
-                break
-            position = max(position, after)
-        if position <= end_scn:
-            raise_oracle_error(1291, f"missing log file (no added log covers SCN {position})")
+        """ORA-01291 when the added logs of a thread leave a hole in the range (up to a
+        closed thread's checkpoint); a thread with no added log is not checked."""
+        by_name = {f.name: f for f in self.log_files()}
+        added = [f for name in names if (f := by_name.get(name)) is not None and f.available]
+        for thread in sorted({f.thread for f in added}):
+            state = self._threads[thread]
+            thread_end = (
+                end_scn if state.status == "OPEN" else min(end_scn, state.checkpoint_change)
+            )
+            covered = sorted(
+                (f.first_change, f.next_change if f.next_change is not None else self._scn + 1)
+                for f in added
+                if f.thread == thread
+            )
+            position = start_scn
+            for first, after in covered:
+                if first > position:
+                    break
+                position = max(position, after)
+            if position <= thread_end:
+                raise_oracle_error(
+                    1291,
+                    f"missing log file (no added log of thread {thread} covers SCN {position})",
+                )
 
 
-def _xid(serial: int) -> str:
+@dataclass(slots=True)
+class _RedoThread:
+    """One redo thread: its log catalog and its V$THREAD state."""
+
+    logs: RedoLogCatalog
+    enable_change: int
+    status: str = "OPEN"  # OPEN | CLOSED
+    enabled: str = "PUBLIC"  # PUBLIC | DISABLED
+    checkpoint_change: int = 0
+    disable_change: int = 0
+
+
+def _xid(serial: int, slot_shift: int = 0) -> str:
     """RAW(8) XID hex: undo segment (2 bytes), slot (2 bytes), sequence (4 bytes), each
-    little-endian as Oracle stores them on x86."""
+    little-endian as Oracle stores them on x86. ``slot_shift`` moves to another slot when
+    the usual one is held by an open transaction."""
     usn = serial % 10 + 1
-    slot = serial % 32
+    slot = serial % 32 + 32 * slot_shift
     sequence = 0x100 + serial
     raw = usn.to_bytes(2, "little") + slot.to_bytes(2, "little") + sequence.to_bytes(4, "little")
     return raw.hex().upper()
+
+
+_DML_CODES = (OperationCode.INSERT, OperationCode.UPDATE, OperationCode.DELETE)
+_END_CODES = (OperationCode.COMMIT, OperationCode.ROLLBACK)
+PARTIAL_XID_SEQUENCE = "FFFFFFFF"  # the XID sequence LogMiner shows when it cannot link it
+
+
+def _replace_row(row: LogMinerRow, **changes: Any) -> LogMinerRow:
+    from dataclasses import replace
+
+    return replace(row, **changes)
 
 
 def _replace(event: RedoEvent, **changes: Any) -> RedoEvent:

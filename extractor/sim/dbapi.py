@@ -13,14 +13,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from datetime import UTC, datetime
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from extractor.dictionary import TableDef
 from extractor.logminer_row import LogMinerRow
 from extractor.sim.database import SimDatabase
 from extractor.sim.errors import SimUsageError, raise_oracle_error
+from extractor.sim.redo_logs import RedoLogFile
 from extractor.source.oracle import queries
+from extractor.source.oracle.logminer_session import parse_utc_offset
 from extractor.source.oracle.redo_logs import OPEN_ENDED_NEXT_CHANGE
 from extractor.source.oracle.snapshot import select_expression, snapshot_statement
 from extractor.source.rowid_order import rowid_sort_key
@@ -29,7 +32,9 @@ Row = tuple[Any, ...]
 _BIND = re.compile(r":([A-Za-z_][A-Za-z0-9_]*)")
 _SNAPSHOT = re.compile(
     r'^SELECT (?P<select>.*), ROWIDTOCHAR\(ROWID\) FROM "(?P<owner>[^"]+)"\."(?P<table>[^"]+)" '
-    r"AS OF SCN :scn (?:WHERE ROWID > CHARTOROWID\(:after_rowid\) )?ORDER BY ROWID$"
+    r"AS OF SCN :scn (?:WHERE (?P<ranged>ROWID BETWEEN CHARTOROWID\(:low_rowid\) AND "
+    r"CHARTOROWID\(:high_rowid\) )?(?:(?:AND |WHERE )?ROWID > CHARTOROWID\(:after_rowid\) )?)?"
+    r"ORDER BY ROWID$"
 )
 _VERIFY_COUNT = re.compile(
     r'^SELECT COUNT\(\*\) FROM "(?P<owner>[^"]+)"\."(?P<table>[^"]+)" AS OF SCN :scn$'
@@ -38,6 +43,17 @@ _VERIFY_DIGESTS = re.compile(
     r'^SELECT \* FROM \(SELECT .* FROM "(?P<owner>[^"]+)"\."(?P<table>[^"]+)" AS OF SCN :scn\) '
     r"WHERE TO_NUMBER\(SUBSTR\(KEY_DIGEST, 1, 3\), 'XXX'\) BETWEEN :bucket_lo AND :bucket_hi$"
 )
+_VIEW_PROBE = re.compile(r"^SELECT COUNT\(\*\) FROM (?P<view>G?V\$[A-Z_]+) WHERE 1 = 0$")
+_FLASHBACK_PROBE = re.compile(
+    r'^SELECT COUNT\(\*\) FROM "(?P<owner>[^"]+)"\."(?P<table>[^"]+)" AS OF SCN :scn WHERE 1 = 0$'
+)
+VARCHAR2_MAX_BYTES = 4000
+_FAULT_MESSAGES = {
+    1291: "missing logfile",
+    310: "archived log contains sequence 12; sequence 11 required",
+    334: "archived log: '/u01/app/oracle/oradata/ORCLPDB1/redo02.log'",
+}
+_LOGMNR_CONTENTS_HEAD = queries.normalise(queries.LOGMNR_CONTENTS.split("{")[0])
 _LOG_GROUP_TYPES = {"ALL": ["ALL COLUMN LOGGING"], "PRIMARY KEY": ["PRIMARY KEY LOGGING"]}
 
 
@@ -54,6 +70,23 @@ class SimConnection:
         self.logminer_files: list[str] = []
         self.logminer_range: tuple[int, int] | None = None
         self.statements: list[str] = []  # every statement and procedure sent, for tests
+        # Errors raised on demand, each once, in order: ("START_LOGMNR", code) fails the next
+        # DBMS_LOGMNR.START_LOGMNR, ("FETCH", code) the next fetch of V$LOGMNR_CONTENTS rows
+        # after the first batch (ORA-01291 log not yet available, ORA-00310 / ORA-00334 log
+        # switched and overwritten while it was mined).
+        self.faults: list[tuple[str, int]] = []
+
+    def raise_fault(self, where: str) -> None:
+        """Raise the first pending fault for ``where`` (and forget it)."""
+        for index, (point, code) in enumerate(self.faults):
+            if point == where:
+                del self.faults[index]
+                raise_oracle_error(code, _FAULT_MESSAGES.get(code, "simulated failure"))
+
+    @property
+    def version(self) -> str:
+        """The server release, as python-oracledb's ``Connection.version`` gives it."""
+        return self.db.server.version
 
     def cursor(self) -> SimCursor:
         if self.closed:
@@ -82,10 +115,14 @@ class SimCursor:
         self._rows: list[Row] = []
         self._position = 0
         self._description: list[tuple[Any, ...]] | None = None
+        self._mined = False  # the result is V$LOGMNR_CONTENTS rows
         self._handlers: dict[str, Callable[[Mapping[str, Any]], list[Row]]] = {
             queries.normalise(queries.CURRENT_SCN): self._current_scn,
+            queries.normalise(queries.MINABLE_SCN): self._minable_scn,
+            queries.normalise(queries.SERVER_UTC_OFFSET): self._server_utc_offset,
             queries.normalise(queries.DATABASE_INFO): self._database_info,
             queries.normalise(queries.OPEN_TRANSACTIONS_START_SCN): self._open_transactions,
+            queries.normalise(queries.REDO_THREADS): self._redo_threads,
             queries.normalise(queries.LIST_TABLES): self._list_tables,
             queries.normalise(queries.TABLE_COLUMNS): self._table_columns,
             queries.normalise(queries.PRIMARY_KEY_COLUMNS): self._primary_key,
@@ -93,7 +130,10 @@ class SimCursor:
             queries.normalise(queries.TABLE_OBJECT_IDS): self._object_ids,
             queries.normalise(queries.ARCHIVED_LOGS): self._archived_logs,
             queries.normalise(queries.ONLINE_LOGS): self._online_logs,
-            queries.normalise(queries.LOGMNR_CONTENTS): self._logmnr_contents,
+            queries.normalise(queries.CONTAINER_INFO): self._container_info,
+            queries.normalise(queries.SESSION_PRIVILEGES): self._session_privileges,
+            queries.normalise(queries.DBMS_LOGMNR_VISIBLE): self._dbms_logmnr_visible,
+            queries.normalise(queries.TABLE_EXTENTS): self._table_extents,
         }
 
     @property
@@ -125,6 +165,14 @@ class SimCursor:
         verify = _VERIFY_COUNT.match(text) or _VERIFY_DIGESTS.match(text)
         if verify:
             self._set_result(self._verify(verify, text, binds), None)
+            return self
+        probe = _VIEW_PROBE.match(text) or _FLASHBACK_PROBE.match(text)
+        if probe:
+            self._set_result(self._probe(probe), None)
+            return self
+        if text.startswith(_LOGMNR_CONTENTS_HEAD):
+            self._set_result(self._logmnr_contents(text, binds), None)
+            self._mined = True
             return self
         snapshot = _SNAPSHOT.match(text)
         if snapshot:
@@ -159,6 +207,8 @@ class SimCursor:
         return row
 
     def fetchmany(self, size: int | None = None) -> list[Row]:
+        if self._mined and self._position > 0:
+            self.connection.raise_fault("FETCH")
         count = self.arraysize if size is None else size
         rows = self._rows[self._position : self._position + count]
         self._position += len(rows)
@@ -193,11 +243,63 @@ class SimCursor:
     def _current_scn(self, binds: Mapping[str, Any]) -> list[Row]:
         return [(self.db.current_scn(),)]
 
+    def _minable_scn(self, binds: Mapping[str, Any]) -> list[Row]:
+        return [(self.db.written_scn(),)]
+
+    def _server_utc_offset(self, binds: Mapping[str, Any]) -> list[Row]:
+        return [(self.db.server_time_zone,)]
+
     def _database_info(self, binds: Mapping[str, Any]) -> list[Row]:
-        return [(self.db.database_name, "ARCHIVELOG", "YES", "NO", "NO")]
+        server = self.db.server
+        return [
+            (self.db.database_name, server.log_mode, server.supplemental_log_data_min, "NO", "NO")
+        ]
+
+    def _container_info(self, binds: Mapping[str, Any]) -> list[Row]:
+        server = self.db.server
+        return [("YES" if server.cdb else "NO", server.container_name)]
+
+    def _session_privileges(self, binds: Mapping[str, Any]) -> list[Row]:
+        return [(privilege,) for privilege in self.db.server.session_privileges()]
+
+    def _dbms_logmnr_visible(self, binds: Mapping[str, Any]) -> list[Row]:
+        return [(0 if "DBMS_LOGMNR" in self.db.server.revoked else 1,)]
+
+    def _table_extents(self, binds: Mapping[str, Any]) -> list[Row]:
+        """DBA_EXTENTS as ROWID bounds; ORA-00942 when ``server.revoked`` holds DBA_EXTENTS."""
+        if "DBA_EXTENTS" in self.db.server.revoked:
+            raise_oracle_error(942, "table or view does not exist")
+        owner, name = str(binds["owner"]), str(binds["table_name"])
+        if not any(t.owner == owner and t.name == name for t in self.db.tables()):
+            return []
+        return list(self.db.table_extents(owner, name))
+
+    def _probe(self, match: re.Match[str]) -> list[Row]:
+        """The pre-flight probes: ORA-00942 / ORA-01031 for what ``server.revoked`` holds."""
+        server = self.db.server
+        view = match.groupdict().get("view")
+        if view is not None:
+            if view in server.revoked:
+                raise_oracle_error(942, "table or view does not exist")
+            if view == "V$LOGMNR_CONTENTS" and self.connection.logminer_range is None:
+                raise_oracle_error(
+                    1306, "dbms_logmnr.start_logmnr() must be invoked before selecting from "
+                    "v$logmnr_contents",
+                )  # fmt: skip
+            return [(0,)]
+        owner, table = match.group("owner"), match.group("table")
+        self.db.table(owner, table)  # ORA-00942 when it does not exist
+        if not server.may_read_table(f"{owner}.{table}"):
+            raise_oracle_error(1031, "insufficient privileges")
+        return [(0,)]
 
     def _open_transactions(self, binds: Mapping[str, Any]) -> list[Row]:
-        starts = [s for _, s in self.db.open_transactions() if s <= int(binds["at_scn"])]
+        """V$TRANSACTION lists the session's instance's transactions; GV$TRANSACTION those
+        of every instance (whichever queries.OPEN_TRANSACTIONS_START_SCN names)."""
+        every_instance = "FROM GV$TRANSACTION" in queries.OPEN_TRANSACTIONS_START_SCN
+        instance = None if every_instance else self.db.local_instance
+        open_now = self.db.open_transactions(instance)
+        starts = [s for _, s in open_now if s <= int(binds["at_scn"])]
         return [(min(starts) if starts else None,)]
 
     def _list_tables(self, binds: Mapping[str, Any]) -> list[Row]:
@@ -206,8 +308,16 @@ class SimCursor:
         return sorted(
             (t.owner, t.name)
             for t in self.db.tables()
-            if owner_like.match(t.owner) and table_like.match(t.name)
+            if owner_like.match(t.owner)
+            and table_like.match(t.name)
+            and self._replicable(t.owner, t.name)
         )
+
+    def _replicable(self, owner: str, name: str) -> bool:
+        """The kind and name conditions of queries.LIST_TABLES (ALL_TABLES columns)."""
+        if self.db.table_kinds.get((owner, name), "IOT") != "IOT":
+            return False  # TEMPORARY = 'Y', IOT_TYPE overflow / mapping, NESTED, SECONDARY
+        return not any(_like_regex(p).match(name) for p in queries.NON_REPLICABLE_NAMES)
 
     def _find_table(self, binds: Mapping[str, Any]) -> TableDef | None:
         key = (binds["owner"], binds["table_name"])
@@ -217,6 +327,8 @@ class SimCursor:
         table = self._find_table(binds)
         if table is None:
             return []
+        if "VIRTUAL_COLUMN = 'NO'" not in queries.normalise(queries.TABLE_COLUMNS):
+            table = self.db.table_with_virtual(table.owner, table.name)  # ALL_TAB_COLUMNS
         return [
             (c.name, c.column_id, c.data_type, c.data_length, c.data_precision, c.data_scale,
              "Y" if c.nullable else "N")
@@ -238,21 +350,33 @@ class SimCursor:
         if table is None:
             return []
         object_id = self.db.object_id(table.owner, table.name)
-        return [(object_id, object_id)]
+        return [(object_id, self.db.data_object_id(table.owner, table.name))]
 
     def _archived_logs(self, binds: Mapping[str, Any]) -> list[Row]:
+        """Per (THREAD#, SEQUENCE#) the available copy (STATUS 'A') on the lowest DEST_ID of
+        the local valid destinations (``SimDatabase.archive_destinations``)."""
         start, end = int(binds["start_scn"]), int(binds["end_scn"])
-        rows = [
+        copies: dict[tuple[int, int], RedoLogFile] = {}
+        for f in self.db.log_files():
+            if (
+                not f.is_online
+                and f.archived
+                and f.status == "A"
+                and f.dest_id in self.db.archive_destinations
+                and f.next_change is not None
+                and f.next_change > start
+                and f.first_change <= end
+            ):
+                key = (f.thread, f.sequence)
+                if key not in copies or f.dest_id < copies[key].dest_id:
+                    copies[key] = f
+        return [
             (f.name, f.thread, f.sequence, f.first_change, f.next_change)
-            for f in self.db.log_files()
-            if not f.is_online
-            and f.archived
-            and f.status == "A"
-            and f.next_change is not None
-            and f.next_change > start
-            and f.first_change <= end
+            for _, f in sorted(copies.items())
         ]
-        return sorted(rows, key=lambda r: (r[1], r[2]))
+
+    def _redo_threads(self, binds: Mapping[str, Any]) -> list[Row]:
+        return list(self.db.redo_threads())
 
     def _online_logs(self, binds: Mapping[str, Any]) -> list[Row]:
         start, end = int(binds["start_scn"]), int(binds["end_scn"])
@@ -263,28 +387,46 @@ class SimCursor:
                 rows.append((f.name, f.thread, f.sequence, f.first_change, next_change, f.status))
         return sorted(rows, key=lambda r: (r[1], r[2]))
 
-    def _logmnr_contents(self, binds: Mapping[str, Any]) -> list[Row]:
+    def _logmnr_contents(self, text: str, binds: Mapping[str, Any]) -> list[Row]:
+        """queries.LOGMNR_CONTENTS as logminer_contents_query() builds it for these binds."""
+        owners = _numbered(binds, "owner_")
+        tables = list(zip(_numbered(binds, "table_owner_"), _numbered(binds, "table_name_"),
+                          strict=True))  # fmt: skip
+        objects = [int(n) for n in _numbered(binds, "obj_")]
+        expected, _ = queries.logminer_contents_query(owners, tables, objects)
+        if text != queries.normalise(expected):
+            raise UnknownStatementError(f"the simulator does not answer this statement: {text}")
         if self.connection.logminer_range is None:
             raise_oracle_error(1306, "dbms_logmnr.start_logmnr() must be invoked before selecting")
         session_start, session_end = self.connection.logminer_range
         start = max(session_start, int(binds["start_scn"]))
         end = min(session_end, int(binds["end_scn"]))
-        owners = str(binds["owner_list"])
-        tables = str(binds["table_list"])
         rows = self.db.logminer_contents(start, end, log_names=self.connection.logminer_files)
-        return [_contents_tuple(r) for r in rows if _selected(r, owners, tables)]
+        wanted = _Filter(set(owners), set(tables), set(objects))
+        offset = parse_utc_offset(self.db.server_time_zone)
+        return [_contents_tuple(r, offset) for r in rows if wanted.selects(r)]
 
     def _snapshot(self, match: re.Match[str], text: str, binds: Mapping[str, Any]) -> list[Row]:
         owner, name = match.group("owner"), match.group("table")
         table = self.db.table(owner, name)  # ORA-00942 when unknown
         resume = "after_rowid" in binds
-        if text != queries.normalise(snapshot_statement(table, resume)):
+        ranged = match.group("ranged") is not None
+        if text != queries.normalise(snapshot_statement(table, resume, ranged)):
+            table = self.db.table_with_virtual(owner, name)  # virtual columns are readable
+        if text != queries.normalise(snapshot_statement(table, resume, ranged)):
             raise_oracle_error(904, f"invalid identifier in the select list of {owner}.{name}")
         rows = self.db.snapshot_rows(owner, name, int(binds["scn"]))
-        rows.sort(key=lambda r: rowid_sort_key(str(r["ROWID"])))
+        if ranged:
+            low = rowid_sort_key(str(binds["low_rowid"]))
+            high = rowid_sort_key(str(binds["high_rowid"]))
+            rows = [r for r in rows if low <= rowid_sort_key(str(r["ROWID"])) <= high]
         if resume:
             after = rowid_sort_key(str(binds["after_rowid"]))
             rows = [r for r in rows if rowid_sort_key(str(r["ROWID"])) > after]
+        limit = self.db.server.temp_sort_limit_rows
+        if limit is not None and len(rows) > limit:
+            raise_oracle_error(1652, "unable to extend temp segment by 128 in tablespace TEMP")
+        rows.sort(key=lambda r: rowid_sort_key(str(r["ROWID"])))
         utc_columns = {
             c.name for c in table.columns if select_expression(c).startswith("SYS_EXTRACT_UTC(")
         }
@@ -343,6 +485,7 @@ class SimCursor:
         self.connection.logminer_files.append(name)
 
     def _start_logmnr(self, args: Mapping[str, Any]) -> None:
+        self.connection.raise_fault("START_LOGMNR")
         if not self.connection.logminer_files:
             raise_oracle_error(
                 1292, "no log file has been specified for the current LogMiner session"
@@ -367,6 +510,7 @@ class SimCursor:
             raise_oracle_error(3114, "not connected to ORACLE")
 
     def _set_result(self, rows: list[Row], description: list[tuple[Any, ...]] | None) -> None:
+        self._mined = False
         self._rows = rows
         self._position = 0
         self.rowcount = len(rows)
@@ -382,6 +526,12 @@ def _check_binds(text: str, binds: Mapping[str, Any]) -> None:
         raise_oracle_error(
             1008, f"not all variables bound (statement wants {sorted(wanted)}, got {sorted(binds)})"
         )
+    for name, value in binds.items():
+        # A string bind is a VARCHAR2 in SQL: 4,000 bytes at most (MAX_STRING_SIZE=STANDARD).
+        if isinstance(value, str) and len(value.encode()) > VARCHAR2_MAX_BYTES:
+            raise_oracle_error(
+                1460, f"unimplemented or unreasonable conversion requested (bind :{name})"
+            )
 
 
 def _without_literals(text: str) -> str:
@@ -403,24 +553,52 @@ def _like_regex(pattern: str) -> re.Pattern[str]:
     return re.compile("^" + "".join(out) + "$", re.DOTALL)
 
 
-def _selected(row: LogMinerRow, owner_list: str, table_list: str) -> bool:
-    """The WHERE clause of queries.LOGMNR_CONTENTS (INSTR on the comma lists)."""
-    if row.operation_code in (6, 7, 34, 36):
-        return True
-    if row.seg_owner is None:
-        return False
-    if row.operation_code == 5 and f",{row.seg_owner}," in owner_list:
-        return True
-    return row.table_name is not None and f",{row.seg_owner}.{row.table_name}," in table_list
+def _numbered(binds: Mapping[str, Any], prefix: str) -> list[Any]:
+    """The values of binds ``<prefix>1``, ``<prefix>2``, … in order."""
+    values: list[Any] = []
+    while (value := binds.get(f"{prefix}{len(values) + 1}")) is not None:
+        values.append(value)
+    return values
 
 
-def _contents_tuple(row: LogMinerRow) -> Row:
-    """The row in LOGMNR_CONTENTS' select-list order (timestamps as TO_CHAR gives them)."""
+@dataclass(frozen=True)
+class _Filter:
+    """The WHERE clause of queries.LOGMNR_CONTENTS (its IN-lists as sets)."""
+
+    owners: set[str]
+    tables: set[tuple[str, str]]
+    objects: set[int]
+
+    def selects(self, row: LogMinerRow) -> bool:
+        if row.operation_code == 5 and (row.info or "").startswith("INTERNAL DDL"):
+            return False
+        if row.operation_code in (6, 7, 27, 34, 36):
+            return True
+        if row.data_obj is not None and row.data_obj in self.objects:
+            return True
+        if row.seg_owner is None:
+            return False
+        if row.operation_code == 5 and row.seg_owner in self.owners:
+            return True
+        return row.table_name is not None and (row.seg_owner, row.table_name) in self.tables
+
+
+def _contents_tuple(row: LogMinerRow, server_offset: timedelta) -> Row:
+    """The row in LOGMNR_CONTENTS' select-list order (timestamps as TO_CHAR gives them: in
+    the server's time zone)."""
     return (
-        row.scn, row.start_scn, row.commit_scn, row.timestamp, row.commit_timestamp, row.xid,
-        row.operation, row.operation_code, row.seg_owner, row.table_name, row.row_id, row.rs_id,
-        row.ssn, row.csf, row.rollback, row.status, row.info, row.username, row.sql_redo,
+        row.scn, row.start_scn, row.commit_scn, _server_time(row.timestamp, server_offset),
+        _server_time(row.commit_timestamp, server_offset), row.xid, row.operation,
+        row.operation_code, row.seg_owner, row.table_name, row.row_id, row.rs_id, row.ssn,
+        row.csf, row.rollback, row.status, row.info, row.username, row.sql_redo, row.data_obj,
     )  # fmt: skip
+
+
+def _server_time(utc_text: str | None, offset: timedelta) -> str | None:
+    """A UTC ``YYYY-MM-DDTHH:MI:SS`` text as the server's wall clock shows it."""
+    if utc_text is None or not offset:
+        return utc_text
+    return (datetime.fromisoformat(utc_text) + offset).strftime("%Y-%m-%dT%H:%M:%S")
 
 
 def _fetched(value: object, utc_expression: bool) -> object:

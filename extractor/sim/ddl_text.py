@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from extractor.dictionary import ColumnDef, TableDef, oracle_type_text
 
 
@@ -31,3 +33,23 @@ def add_column_sql(table: TableDef, column: ColumnDef) -> str:
 
 def drop_column_sql(table: TableDef, column: str) -> str:
     return f'alter table "{table.owner}"."{table.name}" drop column "{column}";'
+
+
+def truncate_table_sql(table: TableDef) -> str:
+    return f'truncate table "{table.owner}"."{table.name}";'
+
+
+RowMovingDdl = Literal["move", "shrink"]
+
+
+def row_moving_sql(table: TableDef, operation: RowMovingDdl) -> str:
+    """ALTER TABLE … MOVE / SHRINK SPACE as issued (LogMiner shows DDL as issued)."""
+    clause = "move" if operation == "move" else "shrink space"
+    return f'alter table "{table.owner}"."{table.name}" {clause};'
+
+
+def add_virtual_column_sql(table: TableDef, column: ColumnDef, expression_sql: str) -> str:
+    return (
+        f'alter table "{table.owner}"."{table.name}" add ("{column.name}" '
+        f"{column_type_sql(column)} generated always as ({expression_sql}) virtual);"
+    )

@@ -1,6 +1,6 @@
 """Errors the simulated Oracle raises.
 
-Database errors are raised as real python-oracledb exceptions (``logminer-reference.md`` §5),
+Database errors are raised as real python-oracledb exceptions (``docs/logminer.md`` §5),
 so code written for a real Oracle matches them the same way: ``e.args[0].full_code``.
 Misuse of the simulator itself (a test asking for something Oracle would not allow in the
 way the simulator models it) raises :class:`SimUsageError`.

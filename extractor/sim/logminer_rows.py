@@ -8,7 +8,7 @@ CSF continuation rows that share RS_ID and SSN.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from extractor.dictionary import TableDef
@@ -21,6 +21,7 @@ SQL_REDO_MAX_BYTES = 4000
 NO_ROWID = "AAAAAAAAAAAAAAAAAA"  # ROW_ID Oracle shows on START / COMMIT / ROLLBACK rows
 DDL_INFO = "USER DDL (PlSql=0 RecDep=0)"
 UNSUPPORTED_INFO = "Object or Data type Unsupported"
+MISMATCH_INFO = "Dictionary Version Mismatch"  # rows LogMiner cannot name (STATUS 2)
 
 _FIXED_SQL = {
     OperationCode.START: "set transaction read write;",
@@ -52,6 +53,7 @@ class RedoEvent:
     start_scn: int | None = None  # COMMIT rows only
     commit_scn: int | None = None
     commit_timestamp: datetime | None = None
+    info: str | None = None  # INFO when not the code's usual one (e.g. INTERNAL DDL)
 
 
 def render_rows(event: RedoEvent, nls: NlsSettings) -> list[LogMinerRow]:
@@ -79,14 +81,36 @@ def render_rows(event: RedoEvent, nls: NlsSettings) -> list[LogMinerRow]:
         "ssn": event.ssn,
         "rollback": event.rollback,
         "status": 0,
-        "info": _info(event.code),
+        "info": event.info or _info(event.code),
         "username": event.username,
     }
+    if event.code is OperationCode.REPLICATION_MARKER:
+        return [LogMinerRow(csf=0, sql_redo=None, **base)]  # type: ignore[arg-type]
     pieces = split_sql_redo(sql)
     last = len(pieces) - 1
     return [
         LogMinerRow(csf=1 if i < last else 0, sql_redo=piece, **base)  # type: ignore[arg-type]
         for i, piece in enumerate(pieces)
+    ]
+
+
+def unnamed_rows(rows: list[LogMinerRow], table: TableDef, object_id: int) -> list[LogMinerRow]:
+    """The rows of one DML event as LogMiner shows them when its dictionary cannot name the
+    object: SEG_OWNER ``UNKNOWN``, TABLE_NAME ``OBJ# <id>``, columns ``"COL <n>"`` in SQL_REDO,
+    STATUS 2 and INFO set. (Oracle also writes the values as ``HEXTORAW`` of their stored
+    bytes; the simulator keeps the literals: nothing reads them.)"""
+    sql = "".join(r.sql_redo or "" for r in rows)
+    sql = sql.replace(f'"{table.owner}"."{table.name}"', f'"UNKNOWN"."OBJ# {object_id}"')
+    for position, column in enumerate(table.columns, start=1):
+        sql = sql.replace(f'"{column.name}"', f'"COL {position}"')
+    pieces = split_sql_redo(sql)
+    last = len(pieces) - 1
+    first = replace(
+        rows[0], seg_owner="UNKNOWN", table_name=f"OBJ# {object_id}", status=2,
+        info=MISMATCH_INFO, data_obj=object_id,
+    )  # fmt: skip
+    return [
+        replace(first, csf=1 if i < last else 0, sql_redo=piece) for i, piece in enumerate(pieces)
     ]
 
 
@@ -117,6 +141,8 @@ def _info(code: OperationCode) -> str | None:
 
 def _sql_redo(event: RedoEvent, nls: NlsSettings) -> str:
     code = event.code
+    if code is OperationCode.REPLICATION_MARKER:
+        return ""  # a marker carries no statement (rendered with SQL_REDO NULL)
     if code is OperationCode.DDL:
         return event.text or ""
     fixed = _FIXED_SQL.get(code)

@@ -4,11 +4,15 @@ A log covers SCNs from FIRST_CHANGE# up to, not including, NEXT_CHANGE#. The new
 ``online_groups`` sequences are online (CURRENT, then ACTIVE, then INACTIVE); every
 switched log also has an archived copy until it is purged. Mining an SCN range fails with
 ORA-01291 when a log it needs is neither online nor available as an archived copy.
+
+One catalog per redo thread (a RAC instance writes its own thread: its own sequences, online
+groups and RS_IDs). With ``archive_destinations`` = 2 every switched log is archived to two
+local destinations (DEST_ID 1 and 2), and each copy can be deleted on its own.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from extractor.sim.errors import raise_oracle_error
 
@@ -26,6 +30,7 @@ class RedoLogFile:
     available: bool
     status: str  # online: CURRENT | ACTIVE | INACTIVE; archived: A (available) | D (deleted)
     is_online: bool
+    dest_id: int = 1  # V$ARCHIVED_LOG.DEST_ID of an archived copy
 
 
 @dataclass(slots=True)
@@ -33,17 +38,31 @@ class _Sequence:
     sequence: int
     first_change: int
     next_change: int | None = None
-    purged: bool = False
+    deleted: set[int] = field(default_factory=set)  # DEST_IDs whose copy was deleted
 
 
 class RedoLogCatalog:
-    """Log sequences of thread 1 and the redo position (RS_ID) inside the current one."""
+    """Log sequences of one redo thread and the redo position (RS_ID) inside the current one."""
 
     BLOCK_BYTES = 512
+    ARCHIVE_DIRECTORIES = ("/u01/app/oracle/fra/{db}/archivelog", "/u02/app/oracle/arch/{db}")
 
-    def __init__(self, first_scn: int, *, online_groups: int = 3, database_name: str) -> None:
+    def __init__(
+        self,
+        first_scn: int,
+        *,
+        online_groups: int = 3,
+        database_name: str,
+        thread: int = 1,
+        archive_destinations: int = 1,
+    ) -> None:
+        if not 1 <= archive_destinations <= len(self.ARCHIVE_DIRECTORIES):
+            raise ValueError(f"archive_destinations must be 1..{len(self.ARCHIVE_DIRECTORIES)}")
         self._online_groups = online_groups
         self._database_name = database_name
+        self.thread = thread
+        self._destinations = range(1, archive_destinations + 1)
+        self.online_dropped = False  # a disabled thread's groups were dropped
         self._sequences: list[_Sequence] = [_Sequence(1, first_scn)]
         self._byte_cursor = 0
         self.records_in_current = 0
@@ -69,50 +88,74 @@ class RedoLogCatalog:
         self.records_in_current = 0
 
     def purge_archived(self, below_sequence: int) -> None:
+        """Delete every archived copy of the sequences below ``below_sequence``."""
         for seq in self._sequences[:-1]:
             if seq.sequence < below_sequence:
-                seq.purged = True
+                seq.deleted.update(self._destinations)
+
+    def delete_archived_copy(self, sequence: int, dest_id: int) -> None:
+        """Delete one archived copy (V$ARCHIVED_LOG.STATUS 'D' for that DEST_ID only)."""
+        for seq in self._sequences[:-1]:
+            if seq.sequence == sequence:
+                seq.deleted.add(dest_id)
 
     def files(self) -> list[RedoLogFile]:
-        archived = [self._archived_file(s) for s in self._sequences[:-1]]
+        archived = [
+            self._archived_file(s, dest_id)
+            for s in self._sequences[:-1]
+            for dest_id in self._destinations
+        ]
         return archived + self._online_files()
 
     def check_minable(self, start_scn: int, end_scn: int) -> None:
         """Raise ORA-01291 when a log covering part of [start_scn, end_scn] is gone."""
-        online = {s.sequence for s in self._sequences[-self._online_groups :]}
+        online = {s.sequence for s in self._online_sequences()}
         for seq in self._sequences:
             ends_before = seq.next_change is not None and seq.next_change <= start_scn
             if ends_before or seq.first_change > end_scn:
                 continue
-            if seq.purged and seq.sequence not in online:
+            if self._all_copies_deleted(seq) and seq.sequence not in online:
                 raise_oracle_error(
                     1291,
-                    f"missing log file (thread 1 sequence {seq.sequence}, SCN "
+                    f"missing log file (thread {self.thread} sequence {seq.sequence}, SCN "
                     f"{seq.first_change}..{seq.next_change})",
                 )
 
-    def _archived_file(self, seq: _Sequence) -> RedoLogFile:
+    def _all_copies_deleted(self, seq: _Sequence) -> bool:
+        return all(dest_id in seq.deleted for dest_id in self._destinations)
+
+    def _archived_file(self, seq: _Sequence, dest_id: int) -> RedoLogFile:
+        directory = self.ARCHIVE_DIRECTORIES[dest_id - 1].format(db=self._database_name)
+        deleted = dest_id in seq.deleted
         return RedoLogFile(
-            thread=1,
+            thread=self.thread,
             sequence=seq.sequence,
             first_change=seq.first_change,
             next_change=seq.next_change,
-            name=f"/u01/app/oracle/fra/{self._database_name}/archivelog/1_{seq.sequence}_1.arc",
+            name=f"{directory}/{self.thread}_{seq.sequence}_1.arc",
             archived=True,
-            available=not seq.purged,
-            status="D" if seq.purged else "A",
+            available=not deleted,
+            status="D" if deleted else "A",
             is_online=False,
+            dest_id=dest_id,
         )
 
+    def _online_sequences(self) -> list[_Sequence]:
+        return [] if self.online_dropped else self._sequences[-self._online_groups :]
+
     def _online_files(self) -> list[RedoLogFile]:
-        online = self._sequences[-self._online_groups :]
+        online = self._online_sequences()
         files = []
         for age, seq in enumerate(reversed(online)):
             status = "CURRENT" if age == 0 else "ACTIVE" if age == 1 else "INACTIVE"
-            group = (seq.sequence - 1) % self._online_groups + 1
+            group = (
+                (self.thread - 1) * self._online_groups
+                + (seq.sequence - 1) % self._online_groups
+                + 1
+            )
             files.append(
                 RedoLogFile(
-                    thread=1,
+                    thread=self.thread,
                     sequence=seq.sequence,
                     first_change=seq.first_change,
                     next_change=seq.next_change,

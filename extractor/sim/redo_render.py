@@ -1,4 +1,4 @@
-"""SQL_REDO text as LogMiner writes it (``logminer-reference.md`` §2-3).
+"""SQL_REDO text as LogMiner writes it (``docs/logminer.md`` §2-3).
 
 Literals follow the session NLS settings; column lists follow the table's supplemental
 logging level. Choices where Oracle's behaviour is not documented are listed in

@@ -14,6 +14,7 @@ from extractor.source.rowid_order import rowid_sort_key
 ROWID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 _DIGIT = {ch: i for i, ch in enumerate(ROWID_ALPHABET)}
 _WIDTHS = (6, 3, 6, 3)
+MAX_ROW_SLOT = 32767  # the row slot DBMS_ROWID.ROWID_CREATE is given for an extent's end
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +55,23 @@ class RowidAllocator:
         self._rows_per_block = rows_per_block
         self._next = 0
         self._first_block = 128 + (data_object_id % 1000) * 8
+
+    def extents(self, blocks_per_extent: int = 8) -> list[tuple[str, str, int]]:
+        """DBA_EXTENTS of the segment as ROWID bounds: (first ROWID, last ROWID, blocks) of
+        each extent of ``blocks_per_extent`` blocks holding the slots handed out so far."""
+        used_blocks = -(-self._next // self._rows_per_block)
+        bounds = []
+        for first in range(0, used_blocks, blocks_per_extent):
+            start = self._first_block + first
+            end = start + blocks_per_extent - 1
+            bounds.append(
+                (
+                    encode_rowid(self._data_object_id, self._file_no, start, 0),
+                    encode_rowid(self._data_object_id, self._file_no, end, MAX_ROW_SLOT),
+                    blocks_per_extent,
+                )
+            )
+        return bounds
 
     def allocate(self) -> str:
         block, slot = divmod(self._next, self._rows_per_block)

@@ -8,7 +8,7 @@ does not model lock waits). Statements see committed data plus the transaction's
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -99,18 +99,45 @@ class SimTransaction:
         if not columns:
             raise SimUsageError(f"update of {owner}.{table} changes no column")
         targets = self._targets(state, where)
-        if not targets:
-            return 0
+        self._update_statement(state, [(rowid, before, stored) for rowid, before in targets])
+        return len(targets)
+
+    def update_rows(
+        self, owner: str, table: str, changes: Sequence[tuple[str, Mapping[str, object]]]
+    ) -> int:
+        """One UPDATE statement giving each row (by ROWID, in this order) its own values,
+        as ``update t set id = id + 1`` or a key swap does: between its rows two rows may
+        hold one key (Oracle checks the primary key at the end of the statement)."""
+        state = self._table(owner, table)
+        definition = state.definition
+        by_rowid = dict(self._targets(state, [rowid for rowid, _ in changes]))
+        rows = [
+            (rowid, by_rowid[rowid], self._coerce(definition, values))
+            for rowid, values in changes
+            if rowid in by_rowid
+        ]
+        self._update_statement(state, rows)
+        return len(rows)
+
+    def _update_statement(
+        self, state: VersionedTable, rows: list[tuple[str, StoredRow, StoredRow]]
+    ) -> None:
+        """One statement: one SCN and RS_ID, a LogMiner row (SSN 0, 1, ...) per changed row."""
+        if not rows:
+            return
+        definition = state.definition
         scn = self._statement_scn()
-        rs_id = self._db._allocate_rs_id(definition)
-        for ssn, (rowid, before) in enumerate(targets):
+        rs_id = self._db._allocate_rs_id(definition, self.xid)
+        for ssn, (rowid, before, stored) in enumerate(rows):
+            columns = tuple(c.name for c in definition.columns if c.name in stored)
+            if not columns:
+                raise SimUsageError(f"update of {definition.qualified_name} changes no column")
             after = {**before, **stored}
             self._db._record_dml(
                 self, OperationCode.UPDATE, definition, rowid, columns, before, after, scn,
                 rs_id=rs_id, ssn=ssn,
             )  # fmt: skip
             self._remember(_Change(state, rowid, OperationCode.UPDATE, columns, before, after))
-        return len(targets)
 
     def delete(self, owner: str, table: str, where: Where) -> int:
         """Delete the rows ``where`` selects; one LogMiner row per row. Returns the count."""
@@ -120,7 +147,7 @@ class SimTransaction:
         if not targets:
             return 0
         scn = self._statement_scn()
-        rs_id = self._db._allocate_rs_id(definition)
+        rs_id = self._db._allocate_rs_id(definition, self.xid)
         for ssn, (rowid, before) in enumerate(targets):
             self._db._record_dml(
                 self, OperationCode.DELETE, definition, rowid, (), before, None, scn,

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 
-from extractor.dictionary import TableDef
+from extractor.dictionary import ColumnDef, TableDef
 from extractor.sim.column_values import StoredValue
 from extractor.sim.rowid import RowidAllocator
 
 StoredRow = dict[str, StoredValue]
+# A virtual column's value from a row's committed values (as ``SimDatabase.truth`` shows them).
+VirtualExpression = Callable[[Mapping[str, object]], object]
 
 
 class VersionedTable:
@@ -25,6 +27,8 @@ class VersionedTable:
         self.latest: dict[str, StoredRow] = {}  # committed live rows, by ROWID
         self.locks: dict[str, int] = {}  # ROWID -> id of the open transaction holding it
         self.dropped_columns: set[str] = set()
+        # Virtual columns: name -> (dictionary entry, value computed from the stored row).
+        self.virtual: dict[str, tuple[ColumnDef, VirtualExpression]] = {}
 
     @property
     def definition(self) -> TableDef:

@@ -4,8 +4,8 @@
 seed=42))`` creates the tables and drives inserts, multi-row updates and deletes, primary
 key updates, savepoint rollbacks inside committed transactions, full rollbacks, long values
 (CSF chains), an optional ADD COLUMN / DROP COLUMN, optional UNSUPPORTED (code 255)
-statements, and leaves some transactions open at the end. The same spec and seed give the
-same redo, row for row.
+statements, optional TRUNCATE TABLEs (``truncate_ratio``), and leaves some transactions
+open at the end. The same spec and seed give the same redo, row for row.
 
 A live workload keeps going: ``runner = WorkloadRunner(db, spec); runner.create_tables();
 runner.run(50); runner.run(50); runner.close_all()`` - open transactions carry across calls.
@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from typing import Any
 
 from extractor.dictionary import ColumnDef, TableDef
 from extractor.sim.database import SimDatabase
+from extractor.sim.ddl_text import RowMovingDdl
 from extractor.sim.errors import SimUsageError
 from extractor.sim.table_catalog import DEFAULT_OWNER, demo_tables, random_tables
 from extractor.sim.transactions import SimTransaction
@@ -54,6 +56,15 @@ class WorkloadSpec:
     seed: int = 42
     owner: str = DEFAULT_OWNER
     unsupported_ratio: float = 0.0  # statements LogMiner shows as UNSUPPORTED (code 255)
+    truncate_ratio: float = 0.0  # chance, per transaction started, of a TRUNCATE TABLE
+    # chance, per transaction started, of ALTER TABLE … MOVE or SHRINK SPACE (new ROWIDs)
+    row_move_ratio: float = 0.0
+    # chance, per multi-row update of a table with a primary key, that the statement moves
+    # keys between its rows instead (``set id = id + 1`` in key order, or a rotation: a swap)
+    key_shift_ratio: float = 0.0
+    # chance, per transaction started, of a GoldenGate replication marker (a transaction of
+    # one code 27 row that never ends; SimDatabase.replication_marker)
+    replication_marker_ratio: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -117,6 +128,10 @@ class WorkloadRunner:
         self.rolled_back = 0
         self.dml_rows = 0
         self.unsupported = 0
+        self.truncates = 0  # TRUNCATE TABLE statements run (truncate_ratio)
+        self.row_moves = 0  # ALTER TABLE … MOVE / SHRINK SPACE run (row_move_ratio)
+        self.key_shifts = 0  # statements moving keys between rows (key_shift_ratio)
+        self.replication_markers = 0  # marker transactions written (replication_marker_ratio)
         self.started = 0  # transactions started over all calls
         self._names: list[str] = []
         self._active: list[_Open] = []
@@ -217,6 +232,43 @@ class WorkloadRunner:
         if spec.drop_column_at is not None and self.started == spec.drop_column_at:
             self._drop_pending = True
             self._try_pending_drop()
+        if spec.truncate_ratio and self.rng.random() < spec.truncate_ratio:
+            self._try_truncate(self.rng.choice(self._names))
+        if spec.row_move_ratio and self.rng.random() < spec.row_move_ratio:
+            self._try_row_move(self.rng.choice(self._names))
+        if spec.replication_marker_ratio and self.rng.random() < spec.replication_marker_ratio:
+            self.db.replication_marker()
+            self.replication_markers += 1
+
+    def _try_truncate(self, table_name: str) -> None:
+        """TRUNCATE TABLE when no open transaction has touched the table (else Oracle raises
+        ORA-00054; the workload just goes on)."""
+        for current in self._active:
+            if any(t == table_name for t, _ in current.claimed + current.inserted):
+                return
+        self.db.truncate_table(self.spec.owner, table_name)
+        self.live[table_name] = _Live()
+        self.truncates += 1
+
+    def _try_row_move(self, table_name: str) -> None:
+        """ALTER TABLE … MOVE or SHRINK SPACE when no open transaction has touched the table
+        (else ORA-00054; the workload goes on): every live row gets a new ROWID."""
+        if self._touched_by_open(table_name):
+            return
+        operation: RowMovingDdl = self.rng.choice(("move", "shrink"))
+        moved = self.db.move_rows(self.spec.owner, table_name, operation)
+        live = _Live()
+        for rowid in self.live[table_name].rowids:
+            live.add(moved[rowid])
+        self.live[table_name] = live
+        self.row_moves += 1
+
+    def _touched_by_open(self, table_name: str) -> bool:
+        return any(
+            t == table_name
+            for current in self._active
+            for t, _ in current.claimed + current.inserted
+        )
 
     def _try_pending_drop(self) -> None:
         """DROP COLUMN needs the table free of open DML (Oracle: ORA-00054, retried): run
@@ -265,12 +317,35 @@ class WorkloadRunner:
             current.deleted.extend((table_name, r) for r in rowids)
         else:
             rowids = self._claim(current, table_name, rng.randint(1, spec.multi_row_max))
+            if (
+                spec.key_shift_ratio
+                and table.primary_key
+                and len(rowids) > 1
+                and rng.random() < spec.key_shift_ratio
+            ):
+                self._shift_keys(current, table, rowids)
+                return
             changes = self._changes(table, pk_update=rng.random() < spec.pk_update_ratio)
             if len(rowids) > 1:
                 for key in table.primary_key:
                     changes.pop(key, None)  # one new key for several rows would collide
             if changes:
                 self.dml_rows += current.txn.update(spec.owner, table_name, rowids, changes)
+
+    def _shift_keys(self, current: _Open, table: TableDef, rowids: list[str]) -> None:
+        """One statement handing each row the key of the next in key order: the last row gets
+        a new key (``id = id + 1``) or the first row's key (a rotation; two rows: a swap)."""
+        key = table.primary_key[0]
+        # Keys are numbers or text of one type per column: they compare with each other.
+        keyed: list[tuple[Any, str]] = sorted(
+            (self.db.committed_row(table.owner, table.name, r)[key], r) for r in rowids
+        )
+        keys = [k for k, _ in keyed]
+        last = self._new_key(table, key) if self.rng.random() < 0.5 else keys[0]
+        new_keys = [*keys[1:], last]
+        changes = [(rowid, {key: new}) for (_, rowid), new in zip(keyed, new_keys, strict=True)]
+        self.dml_rows += current.txn.update_rows(table.owner, table.name, changes)
+        self.key_shifts += 1
 
     def _insert(self, current: _Open, table: TableDef) -> None:
         values = {

@@ -18,9 +18,9 @@ Conventions every implementation follows:
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 import pyarrow as pa
@@ -50,10 +50,20 @@ __all__ = [
 
 @dataclass(frozen=True)
 class SnapshotPoint:
-    """A consistent snapshot SCN and the SCN from which mining must start (inclusive)."""
+    """A consistent snapshot SCN and the SCN from which mining must start (inclusive).
+
+    ``table_scns`` (``OWNER.TABLE`` -> SCN) names tables whose snapshot is at another SCN
+    than ``scn`` (a replay bundle's own snapshot files); ``mining_start_scn`` then covers the
+    handover of every table. Oracle snapshots all tables asked for together at ``scn``.
+    """
 
     scn: int
     mining_start_scn: int
+    table_scns: Mapping[str, int] = field(default_factory=dict)
+
+    def scn_of(self, table: TableDef) -> int:
+        """The snapshot SCN of ``table``: its changes committed at or before it are dropped."""
+        return self.table_scns.get(table.qualified_name, self.scn)
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +93,12 @@ class Source(Protocol):
         """V$DATABASE.CURRENT_SCN (a bundle: its largest recorded SCN)."""
         ...
 
+    def minable_scn(self) -> int:
+        """The highest SCN whose redo every open thread has written (V$THREAD
+        LAST_REDO_CHANGE#; a bundle: its largest recorded SCN). A mining window never ends
+        above it: LogMiner reads redo still in a log buffer as absent."""
+        ...
+
     def list_tables(
         self, patterns: Sequence[tuple[str, str]] = (), names: Sequence[tuple[str, str]] = ()
     ) -> list[TableDef]:
@@ -100,7 +116,8 @@ class Source(Protocol):
         ...
 
     def snapshot_point(self, tables: Sequence[TableDef]) -> SnapshotPoint:
-        """The SCN to snapshot ``tables`` at, and where mining must start for the handover."""
+        """The SCN to snapshot ``tables`` at (``SnapshotPoint.scn_of``: per table), and where
+        mining must start for the handover of all of them."""
         ...
 
     def open_transaction_start_scn(self, at_scn: int) -> int | None:

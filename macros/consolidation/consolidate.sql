@@ -2,19 +2,32 @@
     consolidate(staging_relation, key_columns, bucket_count=none)
 
     The body of a replica model: staging change rows of one Oracle table folded into one row
-    per key (docs/dbt.md, architecture.md section 4). Steps, one CTE each:
-      new_changes      staging rows with _batch_id above the replica's highest (its watermark)
-      touched_keys     keys (and their hash bucket) those rows change
+    per key (docs/dbt.md "What a replica run does" and "Rules"). Steps, one CTE each:
+      new_changes      staging rows with _batch_id above the replica's highest (its watermark);
+      new_versions     those without reset markers (_op = 't', never key versions themselves)
+      touched_keys     keys (and their hash bucket) those rows change; every replica key too
+                       when a reset marker is among the new rows (the run rewrites the replica)
       current_rows     replica rows of the touched keys, to fold in
       untouched_rows   (insert_overwrite) the other rows of the touched buckets: a bucket is
                        rewritten whole, these pass through unchanged, without ranking
-      earlier_deletes  deletes of touched keys from earlier batches: a late-landed snapshot
-                       older than a consolidated delete must not bring the key back
+      late_keys        keys with a new change older than their replica row: the row folded
+                       versions that change must rank among, so the key is consolidated again
+                       from every staging row
+      replica_rows     current_rows, flagged _rederived for late keys
+      earlier_changes  deletes of touched keys from earlier batches (a late change older than a
+                       consolidated delete stays retired), and every earlier row of a late key
+      latest_reset_marker  the newest reset marker by position (only if the table has one): a
+                       delete of every touched key with no _row_id
       versions         all of them with one "carried" flag per source column
-      ranked/based/    per key, newest first by (_commit_scn, _scn, _redo_pos); the newest full
-      since_base       image (replica row, or a change with _present null) is the base
+      positioned/      per version: is it a delete (d, t), its position, and is it retired (a
+      retired          later delete of the same _row_id, or with a NULL _row_id on either side)
+      ranked/based/    per key, newest first by (_commit_scn, _scn, _redo_pos); the current
+      since_base       version is the newest live (not retired, not delete) one; its values come
+                       from live versions since the newest live full image; no live version:
+                       deleted (soft deletes show the last values)
       consolidated     per column the newest value carried since the base; metadata of the
-                       newest change
+                       current version (of the newest version for a deleted key); _batch_id the
+                       highest batch folded in
       bucketed         plus the key's hash bucket (the partition column)
       changed          deletes dropped (a marker row for a bucket left empty, see
                        drop_emptied_buckets), or kept with _deleted = true (soft deletes)
@@ -32,10 +45,16 @@
 {%- set incremental = is_incremental() -%}
 {%- set columns = oracle_cdc._replica_source_columns(staging_relation, this if incremental else none) -%}
 {%- set metadata = oracle_cdc._replica_metadata_columns() -%}
+{%- set resets = oracle_cdc._reset_marker_state(staging_relation, this if incremental else none) -%}
+{#-- a reset marker in a new batch touches every key of the replica --#}
+{%- set rewrites_all = incremental and resets.unconsolidated -%}
+{%- set keeps_untouched_rows = incremental and rewrites_buckets and not rewrites_all -%}
 {%- set keys = [] -%}
 {%- for key in key_columns -%}{%- do keys.append(adapter.quote(key)) -%}{%- endfor -%}
 {%- set key_list = keys | join(', ') -%}
+{%- set per_key = 'partition by ' ~ key_list -%}
 {%- set bucket = oracle_cdc.bucket_expression(keys, buckets) -%}
+{%- set watermark = '(select coalesce(max(_batch_id), -1) from ' ~ this ~ ')' -%}
 
 with
 
@@ -45,15 +64,28 @@ new_changes as (
     {% if incremental -%}
     {# -- a batch of deletes only leaves no row behind, so it is read again next run: harmless,
          a delete of an absent key changes nothing -- #}
-    where _batch_id > (select coalesce(max(_batch_id), -1) from {{ this }})
+    where _batch_id > {{ watermark }}
     {%- endif %}
+
+),
+
+{# -- reset markers (_op = 't') are no key versions; the latest one enters as latest_reset_marker -- #}
+new_versions as (
+
+    select * from new_changes where _op <> 't'
 
 ),
 
 touched_keys as (
 
     select distinct {{ key_list }}, {{ bucket }} as _bucket
-    from new_changes
+    from (
+        select {{ key_list }} from new_versions
+        {%- if rewrites_all %}
+        union all
+        select {{ key_list }} from {{ this }} where _op is not null
+        {%- endif %}
+    ) as keyed
 
 ),
 
@@ -61,6 +93,9 @@ touched_keys as (
 current_rows as (
 
     select * from {{ this }} as replica
+    {% if rewrites_all -%}
+    where replica._op is not null
+    {%- else -%}
     where exists (
             select 1 from touched_keys as touched
             where {{ oracle_cdc._null_safe_key_match(keys, 'touched', 'replica') }}
@@ -70,9 +105,10 @@ current_rows as (
         {%- endif %}
         {# -- marker rows of emptied buckets (see drop_emptied_buckets) are no versions -- #}
         and replica._op is not null
+    {%- endif %}
 
 ),
-{%- if rewrites_buckets %}
+{%- if keeps_untouched_rows %}
 
 untouched_rows as (
 
@@ -88,32 +124,104 @@ untouched_rows as (
 ),
 {%- endif %}
 
-earlier_deletes as (
+{# -- keys with a new change older than their replica row: the replica row folded versions the
+     older change must be ranked among, so the key is consolidated again from every staging row
+     (the replica row then only contributes columns the staging table no longer has) -- #}
+late_keys as (
+
+    select distinct {% for key in keys %}replica.{{ key }}, {% endfor %}true as _late
+    from current_rows as replica
+    inner join new_versions as staged
+        on {{ oracle_cdc._null_safe_key_match(keys, 'staged', 'replica') }}
+    where {{ oracle_cdc._position('staged') }} < {{ oracle_cdc._position('replica') }}
+
+),
+
+replica_rows as (
+
+    select
+        replica.*,
+        coalesce(late._late, false) as _rederived
+    from current_rows as replica
+    left join late_keys as late
+        on {{ oracle_cdc._null_safe_key_match(keys, 'late', 'replica') }}
+
+),
+
+{# -- deletes of touched keys from already consolidated batches (a late snapshot older than a
+     consolidated delete must not bring the key back), and every earlier row of a late key -- #}
+earlier_changes as (
 
     select * from {{ staging_relation }} as staged
     where staged._op = 'd'
-      and staged._batch_id <= (select coalesce(max(_batch_id), -1) from {{ this }})
+      and staged._batch_id <= {{ watermark }}
       and exists (
           select 1 from touched_keys as touched
           where {{ oracle_cdc._null_safe_key_match(keys, 'touched', 'staged') }}
       )
+
+    union all
+
+    select * from {{ staging_relation }} as staged
+    where staged._op not in ('d', 't')
+      and staged._batch_id <= {{ watermark }}
+      and exists (
+          select 1 from late_keys as late
+          where {{ oracle_cdc._null_safe_key_match(keys, 'late', 'staged') }}
+      )
+
+),
+{%- endif %}
+{%- if resets.present %}
+
+latest_reset_marker as (
+
+    select * from {{ staging_relation }}
+    where _op = 't'
+    order by _commit_scn desc, _scn desc, _redo_pos desc
+    limit 1
 
 ),
 {%- endif %}
 
 versions as (
 
-    {{ oracle_cdc._versions_select('new_changes', columns, metadata, 'staging', 1) }}
+    {{ oracle_cdc._versions_select('new_versions', columns, metadata, 'staging', 1) }}
     {%- if incremental %}
 
     union all
 
-    {{ oracle_cdc._versions_select('current_rows', columns, metadata, 'replica', 0) }}
+    {{ oracle_cdc._versions_select('replica_rows', columns, metadata, 'replica', 0) }}
 
     union all
 
-    {{ oracle_cdc._versions_select('earlier_deletes', columns, metadata, 'staging', 2) }}
+    {{ oracle_cdc._versions_select('earlier_changes', columns, metadata, 'staging', 2) }}
     {%- endif %}
+    {%- if resets.present %}
+
+    union all
+
+    {{ oracle_cdc._reset_versions_select(columns, metadata, keys) }}
+    {%- endif %}
+
+),
+
+positioned as (
+
+    select
+        *,
+        _op in ('d', 't') as _is_delete,
+        {{ oracle_cdc._position() }} as _position
+    from versions
+
+),
+
+retired as (
+
+    select
+        *,
+        {{ oracle_cdc._retired_flag(keys) }} as _retired
+    from positioned
 
 ),
 
@@ -121,12 +229,13 @@ ranked as (
 
     select
         *,
+        not _is_delete and not _retired as _is_live,
         {# -- the replica row ranks before a re-landed copy of the change it already holds -- #}
         row_number() over (
-            partition by {{ key_list }}
+            {{ per_key }}
             order by _commit_scn desc, _scn desc, _redo_pos desc, _version_source, _batch_id
         ) as _version_rank
-    from versions
+    from retired
 
 ),
 
@@ -134,21 +243,28 @@ based as (
 
     select
         *,
-        min(case when _is_full_image then _version_rank end) over (
-            partition by {{ key_list }}
-        ) as _base_rank
+        {# -- the key's current version: its newest live (not retired) change; none: deleted -- #}
+        min(case when _is_live then _version_rank end) over ({{ per_key }}) as _live_rank,
+        min(case when _is_live and _is_full_image then _version_rank end) over ({{ per_key }}) as _live_base_rank,
+        {# -- a deleted key (soft deletes) shows its last values: counted from its newest full image -- #}
+        min(case when _is_full_image then _version_rank end) over ({{ per_key }}) as _base_rank
     from ranked
 
 ),
 
 since_base as (
 
-    {# -- no full image at all (a table replicated from the log only, partial logging): every
-         change counts and columns never carried stay NULL. A column the staging table no
-         longer has is carried by the replica row only, so the base does not cut it off -- #}
+    {# -- a live key takes its values from live versions since the newest live full image (no
+         full image at all, a table replicated from the log only: every live version counts and
+         columns never carried stay NULL). A column the staging table no longer has is carried by
+         the replica row only: the base does not cut it off, a delete or reset does -- #}
     select
         *,
-        _base_rank is null or _version_rank <= _base_rank as _since_base
+        case
+            when _live_rank is null then _base_rank is null or _version_rank <= _base_rank
+            else _is_live and (_live_base_rank is null or _version_rank <= _live_base_rank)
+        end as _since_base,
+        _live_rank is null or _is_live as _since_cut
     from based
 
 ),
@@ -160,12 +276,15 @@ consolidated as (
         {{ key }},
         {% endfor -%}
         {%- for column in columns if column.quoted not in keys %}
-        {%- set counted = column.carried ~ (' and _since_base' if column.in_staging else '') %}
+        {%- set counted = column.carried ~ (' and _since_base' if column.in_staging else ' and _since_cut') %}
         {{ oracle_cdc.latest_value(column.quoted, 'case when ' ~ counted ~ ' then _version_rank end') }} as {{ column.quoted }},
         {%- endfor %}
-        {%- for name in metadata if adapter.quote(name) not in keys %}
-        {{ oracle_cdc.latest_value(name, '_version_rank') }} as {{ name }},
+        {%- for name in metadata if adapter.quote(name) not in keys and name != '_batch_id' %}
+        {{ oracle_cdc.latest_value(name, 'case when _since_cut then _version_rank end') }} as {{ name }},
         {%- endfor %}
+        {# -- every batch folded into the row: the watermark moves past batches of older changes -- #}
+        max(_batch_id) as _batch_id,
+        min(_live_rank) is null as _is_deleted,
         count(*) as _versions
     from since_base
     group by {{ key_list }}
@@ -188,7 +307,11 @@ bucketed as (
      insert -- #}
 buckets_with_untouched_rows as (
 
+    {% if keeps_untouched_rows -%}
     select distinct _bucket from untouched_rows
+    {%- else -%}
+    select _bucket from bucketed where false
+    {%- endif %}
 
 ),
 
@@ -196,7 +319,7 @@ changed_per_bucket as (
 
     select
         *,
-        count_if(_op <> 'd') over (partition by _bucket) as _live_in_bucket,
+        count_if(not _is_deleted) over (partition by _bucket) as _live_in_bucket,
         row_number() over (partition by _bucket order by _commit_scn, _scn, _redo_pos) as _row_in_bucket
     from bucketed
 
@@ -206,16 +329,16 @@ changed as (
 
     select
         {%- for column in columns %}
-        case when _op <> 'd' then {{ column.quoted }} end as {{ column.quoted }},
+        case when not _is_deleted then {{ column.quoted }} end as {{ column.quoted }},
         {%- endfor %}
         {%- for name in metadata %}
-        case when _op <> 'd' then {{ name }} end as {{ name }},
+        case when not _is_deleted then {{ name }} end as {{ name }},
         {%- endfor %}
-        _op = 'd' as _deleted,
+        _is_deleted as _deleted,
         _bucket
     from changed_per_bucket
     where
-        _op <> 'd'
+        not _is_deleted
         or (
             _live_in_bucket = 0
             and _row_in_bucket = 1
@@ -234,11 +357,11 @@ changed as (
         {%- for name in metadata %}
         {{ name }},
         {%- endfor %}
-        _op = 'd' as _deleted,
+        _is_deleted as _deleted,
         _bucket
     from bucketed
     {%- if not soft_deletes and (rewrites_buckets or not incremental) %}
-    where _op <> 'd'
+    where not _is_deleted
     {%- endif %}
 
 ),
@@ -247,7 +370,7 @@ changed as (
 final as (
 
     select * from changed
-    {%- if incremental and rewrites_buckets %}
+    {%- if keeps_untouched_rows %}
 
     union all
 

@@ -11,5 +11,6 @@
 
 
 {% macro default__is_carried(column_name, present_column) -%}
-    ({{ present_column }} is null or array_contains({{ present_column }}, '{{ column_name | replace("'", "''") }}'))
+    {#- -- a Spark string literal reads a backslash as an escape: double it, then the quotes -- #}
+    ({{ present_column }} is null or array_contains({{ present_column }}, '{{ column_name | replace("\\", "\\\\") | replace("'", "''") }}'))
 {%- endmacro %}

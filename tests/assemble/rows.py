@@ -1,4 +1,4 @@
-"""Hand-built V$LOGMNR_CONTENTS rows in Oracle's documented format (logminer-reference.md §1).
+"""Hand-built V$LOGMNR_CONTENTS rows in Oracle's documented format (docs/logminer.md §1).
 
 RS_ID is padded with spaces like Oracle's (``' 0x000c5d.00000271.0010 '``), XID is 16 hex
 characters, ROW_ID 18 characters, SQL_REDO as LogMiner writes it.

@@ -80,7 +80,7 @@ def test_large_transaction_spills_and_comes_back_complete_and_in_order(tmp_path:
     assert expected == count
     assert spilled_total > 0
     # The rows' text alone is ~18 MB (the row objects several times more); what stays in
-    # memory is about the budget: nothing is kept per spilled event (see transactions.md).
+    # memory is about the budget: nothing is kept per spilled event (see docs/transactions.md).
     assert peak < text_bytes / 4, (peak, text_bytes)
 
 

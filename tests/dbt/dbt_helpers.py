@@ -31,7 +31,11 @@ def varchar(name: str, column_id: int, *, nullable: bool = True) -> ColumnDef:
 
 @dataclass(frozen=True)
 class Change:
-    """One staging row: operation, position, batch, and the source values it carries."""
+    """One staging row: operation, position, batch, and the source values it carries.
+
+    ``row_id`` defaults to one ROWID per first value (the key in every scenario): every change of
+    a key comes from one physical row unless the scenario says otherwise. A reset marker (``t``)
+    has no ROWID, carries no column and no value."""
 
     op: str
     scn: int
@@ -45,6 +49,8 @@ class Change:
     def metadata(self) -> dict[str, Any]:
         commit_scn = self.scn if self.commit_scn is None else self.commit_scn
         snapshot = self.op == "r"
+        first_value = next(iter(self.values.values()), None)
+        row_id = None if self.op == "t" else self.row_id or f"AAAR{first_value}"
         return {
             "_op": self.op,
             "_scn": self.scn,
@@ -53,7 +59,7 @@ class Change:
             "_rs_id": None if snapshot else f" 0x{self.scn:06x}.00000001.0010 ",
             "_ssn": None if snapshot else 0,
             "_xid": None if snapshot else f"{commit_scn:016X}",
-            "_row_id": self.row_id or f"AAAR{self.scn:014d}",
+            "_row_id": row_id,
             "_commit_ts": NOW.replace(tzinfo=None) - dt.timedelta(seconds=1_000_000 - commit_scn),
             "_present": list(self.present) if self.present is not None else None,
             "_batch_id": self.batch,

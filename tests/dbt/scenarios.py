@@ -46,6 +46,30 @@ ADDED_COLUMN = pk_table("ADDED_COLUMN", V)
 DROPPED_COLUMN = pk_table("DROPPED_COLUMN", V, varchar("GONE", 3))
 BUCKETS = pk_table("BUCKETS", V)
 EMPTIED = pk_table("EMPTIED", V)
+# changes of one key inside one transaction (history: one version per key per commit)
+HISTORY_TXN = pk_table("HISTORY_TXN", V, varchar("W", 3))
+# the key column widened from NUMBER(10) to NUMBER(19) between phases, then re-snapshotted
+KEY_TYPE = pk_table("KEY_TYPE", V)
+KEY_TYPE_WIDE = TableDef(
+    KEY_TYPE.owner,
+    KEY_TYPE.name,
+    (number("ID", 1, precision=19, nullable=False), V),
+    KEY_TYPE.primary_key,
+)
+KEY_TYPE_KEYS = 8
+# consolidation exactness (docs/dbt.md "Rules"): multi-row key updates, late older changes of
+# partial images, a delete cutting a dropped column, table reset markers; *_SOFT: soft deletes
+KEY_UPDATES = pk_table("KEY_UPDATES", V)
+KEY_UPDATES_SOFT = pk_table("KEY_UPDATES_SOFT", V)
+LATE_PARTIAL = pk_table(
+    "LATE_PARTIAL", varchar("A", 2), varchar("B", 3), varchar("C", 4), logging="PRIMARY KEY"
+)
+TRUNCATED = pk_table("TRUNCATED", V)
+TRUNCATED_SOFT = pk_table("TRUNCATED_SOFT", V)
+RESNAPSHOT = pk_table("RESNAPSHOT", V)
+RESNAPSHOT_SOFT = pk_table("RESNAPSHOT_SOFT", V)
+LATE_RESET = pk_table("LATE_RESET", V)
+EXACTNESS_SOFT_TABLES = (KEY_UPDATES_SOFT, TRUNCATED_SOFT, RESNAPSHOT_SOFT)
 DEPARTMENTS = TableDef(
     "HR",
     "DEPARTMENTS",
@@ -66,7 +90,9 @@ EMPLOYEES = TableDef(
 
 TABLES = (
     ORDERING, SNAPSHOTS, DUPLICATES, PARTIAL, DELETES, SOFT_DELETES, NO_PK, ADDED_COLUMN,
-    DROPPED_COLUMN, BUCKETS, EMPTIED, DEPARTMENTS, EMPLOYEES,
+    DROPPED_COLUMN, BUCKETS, EMPTIED, DEPARTMENTS, EMPLOYEES, HISTORY_TXN, KEY_TYPE,
+    KEY_UPDATES, KEY_UPDATES_SOFT, LATE_PARTIAL, TRUNCATED, TRUNCATED_SOFT, RESNAPSHOT,
+    RESNAPSHOT_SOFT, LATE_RESET,
 )  # fmt: skip
 
 BUCKET_KEYS = 40
@@ -121,9 +147,38 @@ def _phase1() -> dict[TableDef, list[Change]]:
             Change("c", 101, {"name": "same", "qty": Decimal(1)}, row_id="AAAR0B"),
         ],
         ADDED_COLUMN: [Change("c", 100, row(1, v="before the column was added"))],
-        DROPPED_COLUMN: [Change("c", 100, row(1, v="a", gone="last value"))],
+        DROPPED_COLUMN: [
+            Change("c", 100, row(1, v="a", gone="last value")),
+            Change("c", 100, row(3, v="a", gone="value before the drop")),
+        ],
         BUCKETS: [Change("c", 100, row(k, v="initial")) for k in range(BUCKET_KEYS)],
         EMPTIED: [Change("c", 100, row(1, v="only key"))],
+        HISTORY_TXN: [
+            # 1: two updates in the transaction committed at 200: only the last is a version
+            Change("c", 100, row(1, v="inserted", w="w0")),
+            Change("u", 190, row(1, v="never committed", w="w0"), commit_scn=200),
+            Change("u", 195, row(1, v="committed at 200", w="w0"), commit_scn=200),
+            # 2: inserted and deleted in one transaction: never existed outside it
+            Change("c", 300, row(2, v="never committed", w="w0"), commit_scn=310),
+            Change("d", 305, row(2, v="never committed", w="w0"), commit_scn=310),
+            # 3: updated, then deleted in one transaction: the update was never seen
+            Change("c", 100, row(3, v="inserted", w="w0")),
+            Change("u", 190, row(3, v="never committed", w="w0"), commit_scn=200),
+            Change("d", 195, row(3, v="never committed", w="w0"), commit_scn=200),
+            # 4: deleted and re-inserted in one transaction: one new version
+            Change("c", 100, row(4, v="inserted", w="w0")),
+            Change("d", 190, row(4, v="inserted", w="w0"), commit_scn=200),
+            Change("c", 195, row(4, v="re-inserted", w="w1"), commit_scn=200),
+            # 5: two partial images in one transaction merge into its one version
+            Change("c", 100, row(5, v="v0", w="w0")),
+            Change("u", 190, row(5, v="v1"), present=("id", "v"), commit_scn=200),
+            Change("u", 190, row(5, w="w1"), present=("id", "w"), commit_scn=200, redo_pos=1),
+            # 6: a partial image after a delete: the delete cut every column (w unknown)
+            Change("c", 100, row(6, v="v0", w="w0")),
+            Change("d", 200, row(6, v="v0", w="w0")),
+            Change("u", 300, row(6, v="after the delete"), present=("id", "v")),
+        ],
+        KEY_TYPE: [Change("c", 100, row(k, v="NUMBER(10)")) for k in range(KEY_TYPE_KEYS)],
         DEPARTMENTS: [
             Change("r", 100, {"department_id": Decimal(10), "department_name": "Administration"})
         ],
@@ -139,6 +194,7 @@ def _phase1() -> dict[TableDef, list[Change]]:
                 },
             )
         ],
+        **_exactness_phase1(),
     }
 
 
@@ -159,9 +215,16 @@ def _phase2() -> dict[TableDef, list[Change]]:
         DROPPED_COLUMN: [
             Change("u", 200, row(1, v="b"), batch=2),
             Change("c", 210, row(2, v="new key"), batch=2),
+            # a delete cuts every column: the re-inserted key 3 does not get "gone" back
+            Change("d", 220, row(3, v="a"), batch=2),
+            Change("c", 230, row(3, v="re-inserted"), batch=2),
         ],
         BUCKETS: [Change("u", 200, row(TOUCHED_BUCKET_KEY, v="updated"), batch=2)],
         EMPTIED: [Change("d", 200, row(1, v="only key"), batch=2)],
+        KEY_TYPE: [
+            Change("r", 200, row(k, v="re-snapshot as NUMBER(19)"), batch=2)
+            for k in range(KEY_TYPE_KEYS)
+        ],
         EMPLOYEES: [
             Change(
                 "c",
@@ -176,6 +239,88 @@ def _phase2() -> dict[TableDef, list[Change]]:
                 batch=2,
             )
         ],
+        **_exactness_phase2(),
+    }
+
+
+def key_update(scn: int, moves: list[tuple[int, int]], batch: int) -> list[Change]:
+    """One UPDATE of the key of several rows (one SCN): per row, at increasing redo positions, a
+    delete of the old key and an upsert of the new one from the same ROWID (change_builder)."""
+    return [
+        Change(op, scn, row(key, v=f"row R{old}"), redo_pos=position, batch=batch, row_id=f"R{old}")
+        for position, (old, new) in enumerate(moves, start=1)
+        for op, key in (("d", old), ("u", new))
+    ]
+
+
+def snapshot_rows(scn: int, ids: range | list[int], v: str = "", batch: int = 1) -> list[Change]:
+    return [Change("r", scn, row(k, v=v or f"row R{k}"), row_id=f"R{k}", batch=batch) for k in ids]
+
+
+def marker(scn: int, batch: int) -> Change:
+    """A table reset marker (TRUNCATE, or a re-snapshot at (S, S, 0))."""
+    return Change("t", scn, {}, present=(), batch=batch)
+
+
+def _exactness_phase1() -> dict[TableDef, list[Change]]:
+    key_updates = [
+        *snapshot_rows(100, [1, 2, 3, 10, 11, 21, 22, 23]),
+        # update t set id = id + 1, consolidated in the same run as the snapshot
+        *key_update(150, [(21, 22), (22, 23), (23, 24)], batch=1),
+    ]
+    before_truncate = [Change("c", 100, row(k, v="before the truncate")) for k in (1, 2, 3)]
+    before_resnapshot = [
+        *snapshot_rows(100, [1, 2, 3]),
+        Change("u", 110, row(2, v="at 110"), row_id="R2"),
+    ]
+    return {
+        KEY_UPDATES: key_updates,
+        KEY_UPDATES_SOFT: key_updates,
+        LATE_PARTIAL: [
+            # R1: log-only partial image; an older snapshot and an older change land later
+            Change("u", 200, row(1, a="a at 200"), present=("id", "a"), row_id="R1"),
+            # R2: full image, then a newer partial; an older partial lands later
+            Change("r", 100, row(2, a="a1", b="b1", c="c1"), row_id="R2"),
+            Change("u", 120, row(2, b="b at 120"), present=("id", "b"), row_id="R2"),
+        ],
+        TRUNCATED: before_truncate,
+        TRUNCATED_SOFT: before_truncate,
+        RESNAPSHOT: before_resnapshot,
+        RESNAPSHOT_SOFT: before_resnapshot,
+        LATE_RESET: [
+            *[Change("c", 100, row(k, v="before the truncate")) for k in (1, 2)],
+            Change("c", 300, row(3, v="inserted after the truncate")),
+            Change("c", 310, row(1, v="inserted again after the truncate")),
+        ],
+    }
+
+
+def _exactness_phase2() -> dict[TableDef, list[Change]]:
+    key_updates = [
+        *key_update(200, [(1, 2), (2, 3), (3, 4)], batch=2),
+        *key_update(210, [(10, 11), (11, 10)], batch=2),  # a swap of two keys
+    ]
+    after_truncate = [
+        marker(150, batch=2),
+        Change("c", 160, row(2, v="after the truncate"), batch=3),
+        Change("c", 160, row(4, v="new key after the truncate"), batch=3),
+        Change("u", 140, row(3, v="older than the truncate"), batch=3),  # landed late
+    ]
+    # key 3 was deleted during a redo gap (no d row); the re-snapshot at 200 no longer has it
+    resnapshot = [*snapshot_rows(200, [1, 2], v="re-snapshot", batch=2), marker(200, batch=3)]
+    return {
+        KEY_UPDATES: key_updates,
+        KEY_UPDATES_SOFT: key_updates,
+        LATE_PARTIAL: [
+            Change("r", 150, row(1, a="snap", b="snap", c="snap"), row_id="R1", batch=2),
+            Change("u", 180, row(1, b="b at 180"), present=("id", "b"), row_id="R1", batch=2),
+            Change("u", 110, row(2, a="a at 110"), present=("id", "a"), row_id="R2", batch=2),
+        ],
+        TRUNCATED: after_truncate,
+        TRUNCATED_SOFT: after_truncate,
+        RESNAPSHOT: resnapshot,
+        RESNAPSHOT_SOFT: resnapshot,
+        LATE_RESET: [marker(200, batch=2)],  # older than the changes at 300 and 310
     }
 
 
@@ -193,7 +338,7 @@ class Landing:
 
     def phase2(self, spark: object) -> None:
         """Batch 2, after a column was added to ADDED_COLUMN and EMPLOYEES and dropped from
-        DROPPED_COLUMN (its staging table re-created without it)."""
+        DROPPED_COLUMN (its staging table re-created without it), and KEY_TYPE's key widened."""
         self.staging[ADDED_COLUMN].add_column(spark, "note", "STRING")
         self.staging[EMPLOYEES].add_column(spark, "email", "STRING")
         dropped = self.staging[DROPPED_COLUMN]
@@ -205,5 +350,9 @@ class Landing:
             DROPPED_COLUMN.primary_key,
         )
         self.staging = {**self.staging, DROPPED_COLUMN: StagingTable(narrower)}
+        # a key type change: staging never changes a type in place (docs/landing.md), so the
+        # staging table is replaced by one of the new type, and the table re-snapshotted
+        spark.sql(f"drop table {self.staging[KEY_TYPE].name}")  # type: ignore[attr-defined]
+        self.staging = {**self.staging, KEY_TYPE: StagingTable(KEY_TYPE_WIDE)}
         for table, changes in _phase2().items():
             self.staging[table].land(spark, changes)

@@ -19,13 +19,25 @@ from scenarios import (
     DROPPED_COLUMN,
     DUPLICATES,
     EMPTIED,
+    EXACTNESS_SOFT_TABLES,
+    HISTORY_TXN,
+    KEY_TYPE,
+    KEY_TYPE_KEYS,
+    KEY_UPDATES,
+    KEY_UPDATES_SOFT,
+    LATE_PARTIAL,
+    LATE_RESET,
     NO_PK,
     ORDERING,
     PARTIAL,
+    RESNAPSHOT,
+    RESNAPSHOT_SOFT,
     SNAPSHOTS,
     SOFT_DELETES,
     TABLES,
     TOUCHED_BUCKET_KEY,
+    TRUNCATED,
+    TRUNCATED_SOFT,
     Landing,
 )
 
@@ -37,7 +49,9 @@ from extractor.staging_contract import replica_model_name
 pytestmark = pytest.mark.spark
 
 VIEW = "hr__employees_with_department"
-HISTORY_TABLES = (PARTIAL, DELETES, DUPLICATES)
+HISTORY_TABLES = (
+    PARTIAL, DELETES, DUPLICATES, HISTORY_TXN, KEY_UPDATES, TRUNCATED, RESNAPSHOT, LATE_RESET,
+)  # fmt: skip
 HISTORY_MODEL = """
 {{{{ config(materialized='table') }}}}
 {{{{ oracle_cdc.history(source('oracdc_staging', '{staging}'), key_columns={key}) }}}}
@@ -120,7 +134,8 @@ def _read_histories(spark: Any, history: History) -> None:
 @pytest.fixture(scope="module")
 def history(spark: Any, dbt_project: Path) -> History:
     generate_project_files(TABLES, dbt_project)
-    _soft_deletes_for(dbt_project, SOFT_DELETES)
+    for soft in (SOFT_DELETES, *EXACTNESS_SOFT_TABLES):
+        _soft_deletes_for(dbt_project, soft)
     _add_history_models(dbt_project)
     result = History(project=dbt_project)
     landing = Landing()
@@ -172,7 +187,9 @@ def test_identical_change_rows_collapse_into_one_replica_row(history: History) -
 
 
 def test_change_landed_again_in_a_later_batch_changes_nothing(history: History) -> None:
-    assert history.rows("phase2", DUPLICATES) == history.rows("phase1", DUPLICATES)
+    # only _batch_id moves (the highest batch folded in), so the batch is not read again
+    before, after = history.rows("phase1", DUPLICATES), history.rows("phase2", DUPLICATES)
+    assert [{**r, "_batch_id": 2} for r in before] == after
 
 
 # --- partial row images -----------------------------------------------------------------
@@ -296,6 +313,13 @@ def test_touched_bucket_keeps_its_untouched_keys(history: History) -> None:
     assert len(history.rows("phase2", BUCKETS)) == len(history.rows("phase1", BUCKETS))
 
 
+def test_key_type_change_leaves_one_row_per_key(history: History) -> None:
+    rows = history.rows("phase2", KEY_TYPE)
+    assert [(int(r["id"]), r["v"]) for r in rows] == [
+        (k, "re-snapshot as NUMBER(19)") for k in range(KEY_TYPE_KEYS)
+    ]
+
+
 def test_run_without_new_batches_changes_no_replica(history: History) -> None:
     assert history.phases["phase3"] == history.phases["phase2"]
 
@@ -305,6 +329,107 @@ def test_incremental_runs_equal_one_full_refresh(history: History) -> None:
     incremental = {m: history.phases["phase3"][m] for m in compared}
     full = {m: history.phases["full_refresh"][m] for m in compared}
     assert full == incremental
+
+
+# --- exactness: multi-row key updates, late older changes, deletes, table resets ----------
+
+
+def _values(history: History, phase: str, table: TableDef, column: str = "v") -> dict[int, Any]:
+    return {id_: r[column] for id_, r in history.by_id(phase, table).items()}
+
+
+def test_multi_row_key_update_keeps_every_moved_row(history: History) -> None:
+    # update t set id = id + 1 over 1, 2, 3 and a swap of 10 and 11, in a later run
+    assert _values(history, "phase2", KEY_UPDATES) == {
+        **{2: "row R1", 3: "row R2", 4: "row R3", 10: "row R11", 11: "row R10"},
+        **{22: "row R21", 23: "row R22", 24: "row R23"},
+    }
+
+
+def test_multi_row_key_update_in_the_first_run(history: History) -> None:
+    assert _values(history, "phase1", KEY_UPDATES) == {
+        **{1: "row R1", 2: "row R2", 3: "row R3", 10: "row R10", 11: "row R11"},
+        **{22: "row R21", 23: "row R22", 24: "row R23"},
+    }
+
+
+def test_multi_row_key_update_with_soft_deletes_flags_only_the_vacated_keys(
+    history: History,
+) -> None:
+    deleted = _values(history, "phase2", KEY_UPDATES_SOFT, "_deleted")
+    assert sorted(id_ for id_, flag in deleted.items() if flag) == [1, 21]
+    assert sorted(deleted) == [1, 2, 3, 4, 10, 11, 21, 22, 23, 24]
+
+
+def test_older_snapshot_landed_later_fills_what_partial_images_never_carried(
+    history: History,
+) -> None:
+    merged = history.by_id("phase2", LATE_PARTIAL)[1]
+    assert (merged["a"], merged["b"], merged["c"]) == ("a at 200", "b at 180", "snap")
+
+
+def test_older_partial_change_landed_later_takes_its_place_in_the_order(
+    history: History,
+) -> None:
+    merged = history.by_id("phase2", LATE_PARTIAL)[2]
+    assert (merged["a"], merged["b"], merged["c"]) == ("a at 110", "b at 120", "c1")
+
+
+def test_batch_of_older_changes_moves_the_watermark(history: History) -> None:
+    assert max(r["_batch_id"] for r in history.rows("phase2", LATE_PARTIAL)) == 2
+
+
+def test_delete_cuts_a_dropped_column_for_the_reinserted_key(history: History) -> None:
+    reinserted = history.by_id("phase2", DROPPED_COLUMN)[3]
+    assert (reinserted["v"], reinserted["gone"]) == ("re-inserted", None)
+
+
+def test_truncate_retires_every_earlier_version(history: History) -> None:
+    # keys 1 and 3 are gone (3 also has a change older than the truncate, landed after it)
+    assert _values(history, "phase2", TRUNCATED) == {
+        2: "after the truncate",
+        4: "new key after the truncate",
+    }
+
+
+def test_truncate_with_soft_deletes_flags_the_retired_keys(history: History) -> None:
+    assert _values(history, "phase2", TRUNCATED_SOFT, "_deleted") == {
+        1: True,
+        2: False,
+        3: True,
+        4: False,
+    }
+
+
+def test_resnapshot_retires_keys_it_no_longer_has(history: History) -> None:
+    assert _values(history, "phase2", RESNAPSHOT) == {1: "re-snapshot", 2: "re-snapshot"}
+
+
+def test_resnapshot_with_soft_deletes_flags_the_keys_it_no_longer_has(history: History) -> None:
+    assert _values(history, "phase2", RESNAPSHOT_SOFT, "_deleted") == {
+        1: False,
+        2: False,
+        3: True,
+    }
+
+
+def test_reset_marker_landed_after_newer_changes_retires_only_older_versions(
+    history: History,
+) -> None:
+    assert _values(history, "phase1", LATE_RESET) == {
+        1: "inserted again after the truncate",
+        2: "before the truncate",
+        3: "inserted after the truncate",
+    }
+    assert _values(history, "phase2", LATE_RESET) == {
+        1: "inserted again after the truncate",
+        3: "inserted after the truncate",
+    }
+
+
+def test_reset_markers_are_no_key_versions(history: History) -> None:
+    for table in (TRUNCATED, TRUNCATED_SOFT, RESNAPSHOT, RESNAPSHOT_SOFT, LATE_RESET):
+        assert all(r["id"] is not None for r in history.rows("phase3", table))
 
 
 # --- history (SCD type 2) -----------------------------------------------------------------
@@ -335,6 +460,95 @@ def test_history_counts_a_change_landed_twice_once(history: History) -> None:
         (100, 110, "inserted"),
         (110, None, "updated"),
     ]
+
+
+def test_history_has_one_version_per_commit(history: History) -> None:
+    assert _versions(history, HISTORY_TXN, 1, "v") == [
+        (100, 200, "inserted"),
+        (200, None, "committed at 200"),
+    ]
+
+
+def test_history_has_no_version_of_a_key_inserted_and_deleted_in_one_commit(
+    history: History,
+) -> None:
+    assert _versions(history, HISTORY_TXN, 2, "v") == []
+
+
+def test_history_ends_at_a_delete_that_follows_an_update_in_its_commit(history: History) -> None:
+    assert _versions(history, HISTORY_TXN, 3, "v") == [(100, 200, "inserted")]
+
+
+def test_history_has_one_version_for_a_delete_and_reinsert_in_one_commit(
+    history: History,
+) -> None:
+    assert _versions(history, HISTORY_TXN, 4, "v", "w") == [
+        (100, 200, "inserted", "w0"),
+        (200, None, "re-inserted", "w1"),
+    ]
+
+
+def test_history_merges_partial_images_of_one_commit_into_its_version(history: History) -> None:
+    assert _versions(history, HISTORY_TXN, 5, "v", "w") == [
+        (100, 200, "v0", "w0"),
+        (200, None, "v1", "w1"),
+    ]
+
+
+def test_history_does_not_carry_a_column_across_a_delete(history: History) -> None:
+    assert _versions(history, HISTORY_TXN, 6, "v", "w") == [
+        (100, 200, "v0", "w0"),
+        (300, None, "after the delete", None),
+    ]
+
+
+def test_history_keeps_every_row_a_multi_row_key_update_moved(history: History) -> None:
+    # update t set id = id + 1 at 200 (1 -> 2 -> 3 -> 4) and a swap of 10 and 11 at 210: the
+    # delete of key 2 (row R2 leaving it) comes after row R1 arrived on key 2, and is R2's only.
+    expected = {
+        1: [(100, 200, "row R1")],
+        2: [(100, 200, "row R2"), (200, None, "row R1")],
+        3: [(100, 200, "row R3"), (200, None, "row R2")],
+        4: [(200, None, "row R3")],
+        10: [(100, 210, "row R10"), (210, None, "row R11")],
+        11: [(100, 210, "row R11"), (210, None, "row R10")],
+        21: [(100, 150, "row R21")],
+        22: [(100, 150, "row R22"), (150, None, "row R21")],
+        24: [(150, None, "row R23")],
+    }
+    assert {k: _versions(history, KEY_UPDATES, k, "v") for k in expected} == expected
+
+
+def test_history_ends_every_version_at_a_truncate(history: History) -> None:
+    # c 1, 2, 3 at 100; u 3 at 140 (landed after the truncate); TRUNCATE at 150; c 2, 4 at 160
+    expected = {
+        1: [(100, 150, "before the truncate")],
+        2: [(100, 150, "before the truncate"), (160, None, "after the truncate")],
+        3: [(100, 140, "before the truncate"), (140, 150, "older than the truncate")],
+        4: [(160, None, "new key after the truncate")],
+    }
+    assert {k: _versions(history, TRUNCATED, k, "v") for k in expected} == expected
+    assert all(r["id"] is not None for r in history.histories[model(TRUNCATED)])
+
+
+def test_history_ends_keys_a_resnapshot_no_longer_has(history: History) -> None:
+    # snapshot 1, 2, 3 at 100; u 2 at 110; re-snapshot at 200 without key 3 and its marker
+    expected = {
+        1: [(100, 200, "row R1"), (200, None, "re-snapshot")],
+        2: [(100, 110, "row R2"), (110, 200, "at 110"), (200, None, "re-snapshot")],
+        3: [(100, 200, "row R3")],
+    }
+    assert {k: _versions(history, RESNAPSHOT, k, "v") for k in expected} == expected
+
+
+def test_history_keeps_changes_after_a_truncate_that_landed_later(history: History) -> None:
+    # c 1, 2 at 100; c 3 at 300, c 1 at 310; the TRUNCATE at 200 lands in a later batch
+    expected = {
+        1: [(100, 200, "before the truncate"), (310, None, "inserted again after the truncate")],
+        2: [(100, 200, "before the truncate")],
+        3: [(300, None, "inserted after the truncate")],
+    }
+    assert {k: _versions(history, LATE_RESET, k, "v") for k in expected} == expected
 
 
 def test_history_marks_only_the_latest_version_current(history: History) -> None:

@@ -1,17 +1,22 @@
-"""``oracdc generate``: the dbt files written from the Oracle dictionary (no Spark needed)."""
+"""``oracdc generate``: the dbt files written from the Oracle dictionary (no Spark needed, but
+for one test that runs the generated key tests on a replica)."""
 
 from __future__ import annotations
 
 import json
 import re
+from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
+from dbt_helpers import Change, StagingTable, copy_project, number, varchar
 
 from extractor.cli.main import main
 from extractor.dbt_gen import FileAction, generate_project_files
 from extractor.dictionary import ColumnDef, TableDef
+from extractor.land.spark_session import run_dbt
 from extractor.staging_contract import METADATA_COLUMN_NAMES
 
 REPO = Path(__file__).resolve().parents[2]
@@ -97,6 +102,70 @@ def test_composite_key_is_tested_as_a_combination(tmp_path: Path) -> None:
     ]
 
 
+def test_primary_key_of_a_row_id_keyed_replica_is_tested_unique_among_live_rows(
+    tmp_path: Path,
+) -> None:
+    row_id_keyed = TableDef(
+        ORDER_LINES.owner,
+        ORDER_LINES.name,
+        ORDER_LINES.columns,
+        ORDER_LINES.primary_key,
+        supplemental_logging="PRIMARY KEY",
+    )
+    generate_project_files([row_id_keyed], tmp_path)
+    schema = _load_yaml(tmp_path / "models" / "replica" / "sales__order_lines.yml")
+    (model,) = schema["models"]  # type: ignore[misc]
+    assert model["data_tests"] == [
+        {
+            "oracle_cdc.unique_combination": {
+                "arguments": {"columns": ["order_id", "line_no"]},
+                "config": {
+                    "where": "not _deleted and order_id is not null and line_no is not null"
+                },
+            }
+        }
+    ]
+    assert _model_columns(tmp_path, "sales__order_lines")["_row_id"]["data_tests"] == [
+        "not_null",
+        "unique",
+    ]
+
+
+@pytest.mark.spark
+def test_generated_tests_catch_two_live_rows_of_one_primary_key(spark: Any, tmp_path: Path) -> None:
+    # ROWID-keyed (PRIMARY KEY logging): id 1 snapshotted twice under two ROWIDs (a re-snapshot
+    # after a row move); id 2 deleted and re-inserted under a new ROWID (soft deletes keep both)
+    table = TableDef(
+        "CDC",
+        "PK_TWICE",
+        (number("ID", 1, nullable=False), varchar("V", 2)),
+        primary_key=("ID",),
+        supplemental_logging="PRIMARY KEY",
+    )
+    StagingTable(table).land(
+        spark,
+        [
+            Change("r", 100, {"id": Decimal(1), "v": "first snapshot"}, row_id="AAAR1"),
+            Change("r", 200, {"id": Decimal(1), "v": "second snapshot"}, row_id="AAAR2"),
+            Change("c", 100, {"id": Decimal(2), "v": "inserted"}, row_id="AAAR3"),
+            Change("d", 150, {"id": Decimal(2)}, present=("id",), row_id="AAAR3"),
+            Change("c", 160, {"id": Decimal(2), "v": "re-inserted"}, row_id="AAAR4"),
+        ],
+    )
+    project = copy_project(tmp_path / "project", with_views=False)
+    generate_project_files([table], project)
+    result = run_dbt(
+        ["build", "--select", "cdc__pk_twice"],
+        project_dir=project,
+        profiles_dir=project,
+        variables={"oracle_cdc__soft_deletes": True},
+    )
+    failed = {r.node.name: r.failures for r in result.result.results if str(r.status) == "fail"}
+    assert [(name.split("_cdc__")[0], count) for name, count in failed.items()] == [
+        ("oracle_cdc_unique_combination", 1)
+    ]
+
+
 def test_column_docs_give_oracle_type_and_nullability(tmp_path: Path) -> None:
     generate_project_files([EMPLOYEES], tmp_path)
     columns = _model_columns(tmp_path, "hr__employees")
@@ -118,7 +187,7 @@ def test_staging_op_accepts_exactly_the_four_operations(tmp_path: Path) -> None:
     staging = _source_table(tmp_path, "hr__employees_log")
     op = next(c for c in staging["columns"] if c["name"] == "_op")  # type: ignore[attr-defined]
     accepted = next(t for t in op["data_tests"] if isinstance(t, dict))
-    assert sorted(accepted["accepted_values"]["arguments"]["values"]) == ["c", "d", "r", "u"]
+    assert sorted(accepted["accepted_values"]["arguments"]["values"]) == ["c", "d", "r", "t", "u"]
 
 
 def test_second_run_on_the_same_dictionary_changes_nothing(tmp_path: Path) -> None:

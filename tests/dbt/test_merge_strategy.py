@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 import sqlglot
 from dbt_helpers import Change, StagingTable, copy_project, dbt, number, varchar
+from scenarios import key_update, marker, snapshot_rows
 
 from extractor.dbt_gen import generate_project_files
 from extractor.dictionary import TableDef
@@ -23,6 +24,13 @@ MERGED = TableDef(
     "CDC", "MERGED", (number("ID", 1, nullable=False), varchar("V", 2)), primary_key=("ID",)
 )
 DELTA = {"oracle_cdc__file_format": "delta"}
+# the consolidation exactness rules on the merge path: the rows the MERGE receives
+KEY_MOVES = TableDef(
+    "CDC", "KEY_MOVES", (number("ID", 1, nullable=False), varchar("V", 2)), primary_key=("ID",)
+)
+RESET = TableDef(
+    "CDC", "RESET", (number("ID", 1, nullable=False), varchar("V", 2)), primary_key=("ID",)
+)
 
 PRINT_MERGE_MACRO = """
 {% macro print_replica_merge(soft_deletes) %}
@@ -57,10 +65,23 @@ def merge_sql(project: Path, *, soft_deletes: bool) -> str:
 def project(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
     project = copy_project(tmp_path_factory.mktemp("merge") / "oracle_cdc", with_views=False)
     (project / "macros" / "print_replica_merge.sql").write_text(PRINT_MERGE_MACRO)
-    generate_project_files([MERGED], project)
+    generate_project_files([MERGED, KEY_MOVES, RESET], project)
     StagingTable(MERGED).land(spark, [Change("c", 100, {"id": Decimal(1), "v": "x"})])
+    StagingTable(KEY_MOVES).land(spark, snapshot_rows(100, [1, 2, 3]))
+    StagingTable(RESET).land(spark, snapshot_rows(100, [1, 2]))
     dbt(project, "run")  # the replica exists, so the delta compile below is incremental
+    StagingTable(KEY_MOVES).land(spark, key_update(200, [(1, 2), (2, 3), (3, 4)], batch=2))
+    StagingTable(RESET).land(
+        spark, [marker(150, batch=2), Change("c", 160, {"id": Decimal(3), "v": "new"}, batch=2)]
+    )
     return project
+
+
+def merge_source(project: Path, spark: Any, model: str) -> dict[int, tuple[Any, bool]]:
+    """What the MERGE of ``model``'s next run receives: its merge-mode query, run as a SELECT."""
+    dbt(project, "compile", "--select", model, variables=DELTA)
+    compiled = next((project / "target" / "compiled").rglob(f"{model}.sql")).read_text()
+    return {int(r["id"]): (r["v"], r["_deleted"]) for r in spark.sql(compiled).collect()}
 
 
 def test_replica_compiles_as_an_incremental_merge_model(project: Path) -> None:
@@ -92,3 +113,22 @@ def test_merge_with_soft_deletes_updates_instead_of_deleting(project: Path) -> N
     sql = merge_sql(project, soft_deletes=True)
     assert "then delete" not in sql
     assert sql.endswith("when not matched then insert *")
+
+
+def test_merge_receives_every_row_a_multi_row_key_update_moved(project: Path, spark: Any) -> None:
+    assert merge_source(project, spark, "cdc__key_moves") == {
+        1: ("row R1", True),
+        2: ("row R1", False),
+        3: ("row R2", False),
+        4: ("row R3", False),
+    }
+
+
+def test_merge_receives_a_delete_of_every_key_a_reset_marker_retires(
+    project: Path, spark: Any
+) -> None:
+    assert merge_source(project, spark, "cdc__reset") == {
+        1: ("row R1", True),
+        2: ("row R2", True),
+        3: ("new", False),
+    }

@@ -92,6 +92,17 @@ def test_carried_null_is_null_and_listed_in_present() -> None:
     assert batch.column("_present").to_pylist() == [["id", "name"]]
 
 
+def test_a_reset_marker_carries_no_column_and_an_empty_present() -> None:
+    marker = change("t", {}, full_image=False, row_id=None)
+
+    batch = change_batch(EMP, [marker], batch_id=1, extracted_at=EXTRACTED_AT)
+
+    row = batch.to_pylist()[0]
+    assert (row["_op"], row["_present"], row["_row_id"]) == ("t", [], None)
+    assert (row["id"], row["name"], row["salary"]) == (None, None, None)
+    assert (row["_scn"], row["_commit_scn"], row["_redo_pos"]) == (100, 105, 7)
+
+
 def test_rows_keep_the_order_given() -> None:
     records = [
         change("c", {"ID": Decimal(n)}, full_image=False, scn=200 - n, redo_pos=n)

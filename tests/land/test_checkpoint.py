@@ -109,6 +109,32 @@ def test_saving_a_stale_checkpoint_does_not_release_reserved_ids(tmp_path: Path)
         assert restarted.reserve_batch_id() == 3
 
 
+def test_a_new_checkpoint_continues_above_the_landed_batch_ids(tmp_path: Path) -> None:
+    with CheckpointStore(tmp_path) as store:  # checkpoint.json moved aside: a fresh start
+        store.continue_batch_ids_above(17)
+
+    with CheckpointStore(tmp_path) as restarted:  # and it is on disk
+        assert restarted.reserve_batch_id() == 18
+
+
+def test_a_checkpoint_older_than_staging_continues_above_it(tmp_path: Path) -> None:
+    with CheckpointStore(tmp_path) as store:  # restored from a backup written at batch 41
+        store.save(SAMPLE)
+        store.continue_batch_ids_above(60)
+        assert store.current.resume_scn == SAMPLE.resume_scn
+        assert store.reserve_batch_id() == 61
+
+
+@pytest.mark.parametrize("landed", [None, 3, 41])
+def test_batch_ids_above_what_staging_holds_stay_as_they_are(
+    tmp_path: Path, landed: int | None
+) -> None:
+    with CheckpointStore(tmp_path) as store:
+        store.save(SAMPLE)
+        store.continue_batch_ids_above(landed)
+        assert store.reserve_batch_id() == 42
+
+
 def test_second_store_on_the_same_directory_is_refused(tmp_path: Path) -> None:
     with CheckpointStore(tmp_path), pytest.raises(CheckpointLockedError, match="in use"):
         CheckpointStore(tmp_path)

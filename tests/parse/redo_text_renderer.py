@@ -1,5 +1,5 @@
 """A small SQL_REDO renderer for tests, written from Oracle's documented output format
-(logminer-reference.md §3), independent of the parser: quotes doubled, identifiers
+(docs/logminer.md §3), independent of the parser: quotes doubled, identifiers
 double-quoted, N-strings as UNISTR pieces joined with ``||``, dates and timestamps as
 TO_DATE / TO_TIMESTAMP / TO_TIMESTAMP_TZ under the default session formats."""
 

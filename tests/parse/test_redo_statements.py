@@ -1,4 +1,4 @@
-"""parse_redo on the statement shapes LogMiner writes (logminer-reference.md §3)."""
+"""parse_redo on the statement shapes LogMiner writes (docs/logminer.md §3)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""spark_type: the one Oracle -> Spark mapping (logminer-reference.md §6, docs/types.md)."""
+"""spark_type: the one Oracle -> Spark mapping (docs/logminer.md §6, docs/types.md)."""
 
 from __future__ import annotations
 

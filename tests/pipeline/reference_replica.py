@@ -2,7 +2,8 @@
 
 It applies the staging contract's rules in Python (order by commit SCN, change SCN, redo
 position; a full image replaces the row; a partial image overwrites the columns it carries;
-a delete removes the key) so that extractor tests can compare what landed with the
+a delete removes the key when the key's version came from the delete's ROWID; a table reset
+marker removes every key) so that extractor tests can compare what landed with the
 simulator's truth without going through dbt.
 """
 
@@ -25,11 +26,26 @@ def consolidate(
     key_columns = consolidation_key(table)
     columns = [spark_column_name(c) for c in table.column_names]
     replica: dict[tuple[Any, ...], dict[str, Any]] = {}
-    ordered = sorted(rows, key=lambda r: (r["_commit_scn"], r["_scn"], r["_redo_pos"]))
+    row_ids: dict[tuple[Any, ...], str | None] = {}  # the ROWID each key's version came from
+    # A reset marker sorts before rows at its own position: it removes only what precedes it.
+    ordered = sorted(
+        rows,
+        key=lambda r: (r["_commit_scn"], r["_scn"], r["_redo_pos"], r["_op"] != "t"),
+    )
     for row in ordered:
+        if row["_op"] == "t":
+            replica.clear()
+            row_ids.clear()
+            continue
         key = tuple(row[k] for k in key_columns)
         if row["_op"] == "d":
-            replica.pop(key, None)
+            # A delete retires the key's version only when that version came from the same
+            # physical row: in `update t set id = id + 1` the delete of key 2 (row 2 leaving
+            # it) follows the arrival of row 1 under key 2, which must stay.
+            holder = row_ids.get(key)
+            if holder is None or row["_row_id"] is None or holder == row["_row_id"]:
+                replica.pop(key, None)
+                row_ids.pop(key, None)
             continue
         if row["_present"] is None:
             replica[key] = {c: row.get(c) for c in columns}
@@ -38,6 +54,7 @@ def consolidate(
             for column in row["_present"]:
                 current[column] = row.get(column)
             replica[key] = current
+        row_ids[key] = row["_row_id"]
     return replica
 
 

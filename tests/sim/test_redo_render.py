@@ -1,5 +1,5 @@
 """SQL_REDO literals per data type, written from Oracle's documented forms
-(``logminer-reference.md`` §3), not produced by the renderer."""
+(``docs/logminer.md`` §3), not produced by the renderer."""
 
 from __future__ import annotations
 

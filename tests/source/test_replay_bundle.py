@@ -1,4 +1,4 @@
-"""Replay bundles: the contract of replay-bundle.md, bad bundles, round trip, growth."""
+"""Replay bundles: the contract of docs/replay-bundle.md, bad bundles, round trip, growth."""
 
 from __future__ import annotations
 
@@ -104,6 +104,49 @@ def test_snapshot_point_is_the_snapshot_files_scn(bundle: Path) -> None:
     source = ReplaySource(bundle)
     point = source.snapshot_point([source.table("HR", "EMPLOYEES")])
     assert point.scn == 1000
+
+
+def _add_table(bundle: Path, name: str, snapshot_scn: int | None) -> None:
+    """A copy of HR.EMPLOYEES named ``name``, with an empty snapshot at ``snapshot_scn``
+    (None: no snapshot file, the table is replicated from the log only)."""
+    dictionary = json.loads((bundle / "dictionary.json").read_text())
+    dictionary["tables"].append({**_TABLE, "table_name": name})
+    _write(bundle / "dictionary.json", dictionary)
+    if snapshot_scn is not None:
+        _write(bundle / "snapshots" / f"HR.{name}.jsonl", {"scn": snapshot_scn})
+
+
+def _row(scn: int, xid: str, table: str, end: bool = False) -> dict[str, object]:
+    code = 7 if end else 1
+    return {**_INSERT, "SCN": scn, "XID": xid, "TABLE_NAME": table, "OPERATION_CODE": code,
+            "OPERATION": "COMMIT" if end else "INSERT"}  # fmt: skip
+
+
+def test_snapshot_point_gives_each_table_its_own_scn(bundle: Path) -> None:
+    """Two snapshots at different SCNs and a log-only table, asked for together (tables:
+    [HR.*]): each table gets its own SCN; mining starts low enough for all of them."""
+    _add_table(bundle, "LATER", 1005)
+    _add_table(bundle, "LOGONLY", None)
+    lines = [
+        _INSERT,  # 1001, XID ...ABCD: open at 1000 and at 1005
+        _row(1003, "0A0001000000ABCE", "LATER"),
+        _row(1004, "0A0001000000ABCE", "LATER", end=True),
+        _row(1007, "0A0001000000ABCD", "EMPLOYEES", end=True),
+    ]
+    (bundle / "logminer.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
+    source = ReplaySource(bundle)
+    tables = source.list_tables([("HR", "*")])
+
+    point = source.snapshot_point(tables)
+
+    assert {t.name: point.scn_of(t) for t in tables} == {
+        "EMPLOYEES": 1000,
+        "LATER": 1005,
+        "LOGONLY": 1000,  # just below the first recorded SCN
+    }
+    assert point.mining_start_scn == 1001  # ...ABCD, open at 1005, started at 1001
+    logonly = source.table("HR", "LOGONLY")
+    assert list(source.snapshot_batches(logonly, point.scn_of(logonly), 10)) == []
 
 
 def test_unknown_format_version_is_refused(bundle: Path) -> None:

@@ -74,6 +74,15 @@ def connect(
         ) from None
     if succeeded:
         return value
+    if isinstance(value, oracledb.Error) and _requires_native_encryption(value):
+        raise SourceConnectionError(
+            f"cannot connect to Oracle {dsn}: the database requires Native Network Encryption "
+            "(DPY-3001), which python-oracledb's thin mode used by oracdc cannot negotiate",
+            fix="connect over TLS instead (a tcps:// DSN with source.wallet_dir), or have the "
+            "DBA set SQLNET.ENCRYPTION_SERVER to ACCEPTED or REQUESTED; NNE needs thick mode "
+            "(Oracle Instant Client loaded by oracledb.init_oracle_client()), which oracdc "
+            "does not load",
+        ) from None
     if isinstance(value, oracledb.Error):
         raise SourceConnectionError(
             f"cannot connect to Oracle {dsn} as {user} ({full_code(value)}): "
@@ -81,6 +90,18 @@ def connect(
             fix="check source.dsn, source.user and the password, and that the listener is up",
         ) from None
     raise value
+
+
+def _requires_native_encryption(error: BaseException) -> bool:
+    """DPY-3001 (a thin-mode limit) about Native Network Encryption, also when reported
+    inside another error (DPY-6005 cannot connect) or its cause."""
+    seen: BaseException | None = error
+    while seen is not None:
+        text = f"{full_code(seen)} {error_message(seen)}"
+        if "DPY-3001" in text and "Native Network Encryption" in text:
+            return True
+        seen = seen.__cause__
+    return False
 
 
 def _close_late(result: tuple[bool, Any]) -> None:

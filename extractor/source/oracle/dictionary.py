@@ -1,4 +1,5 @@
-"""Table definitions from the online catalog: ALL_TABLES, ALL_TAB_COLUMNS, ALL_CONSTRAINTS /
+"""Table definitions from the online catalog: ALL_TABLES, ALL_TAB_COLS (without virtual, hidden
+(unused, INVISIBLE) and system-generated columns), ALL_CONSTRAINTS /
 ALL_CONS_COLUMNS (primary key), ALL_LOG_GROUPS and V$DATABASE (supplemental logging) and
 ALL_OBJECTS (object ids)."""
 

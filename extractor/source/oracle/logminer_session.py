@@ -14,6 +14,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from datetime import datetime, timedelta
 from typing import Any
 
 from extractor.dictionary import TableDef
@@ -28,6 +29,12 @@ log = logging.getLogger(__name__)
 START_OPTIONS = queries.DICT_FROM_ONLINE_CATALOG
 DEFAULT_ARRAYSIZE = 5_000
 _MISSING_LOG_CODES = frozenset({"ORA-01291", "ORA-01292"})
+# Errors that pass when the window is mined again a little later: ORA-01291 (a log not yet
+# available: being archived), ORA-00310 / ORA-00334 (an online log switched and overwritten
+# while it was mined; its archived copy is read next time).
+RETRYABLE_CODES = frozenset({"ORA-01291", "ORA-00310", "ORA-00334"})
+DEFAULT_RETRY_ATTEMPTS = 4  # delays 1, 2, 4, 8 s: 15 s in all
+DEFAULT_RETRY_DELAY_SECONDS = 1.0
 
 
 @contextmanager
@@ -67,40 +74,42 @@ def contents_rows(
     end_scn: int,
     tables: Sequence[TableDef],
     arraysize: int = DEFAULT_ARRAYSIZE,
+    object_ids: Sequence[int] = (),
+    server_utc_offset: timedelta = timedelta(0),
 ) -> Iterator[LogMinerRow]:
-    """The session's V$LOGMNR_CONTENTS rows for ``tables`` (see queries.LOGMNR_CONTENTS)."""
+    """The session's V$LOGMNR_CONTENTS rows for ``tables`` and, whatever name LogMiner gives
+    them, for the objects ``object_ids`` (see queries.LOGMNR_CONTENTS); their timestamps,
+    server time (``server_utc_offset`` ahead of UTC), converted to UTC."""
     cursor.arraysize = arraysize
     cursor.prefetchrows = arraysize + 1
     owners = sorted({t.owner for t in tables})
-    names = sorted(f"{t.owner}.{t.name}" for t in tables)
-    binds = {
-        "start_scn": start_scn,
-        "end_scn": end_scn,
-        "owner_list": queries.name_list(owners),
-        "table_list": queries.name_list(names),
-    }
+    names = sorted((t.owner, t.name) for t in tables)
+    statement, binds = queries.logminer_contents_query(owners, names, sorted(object_ids))
+    binds.update(start_scn=start_scn, end_scn=end_scn)
     try:
-        cursor.execute(queries.LOGMNR_CONTENTS, binds)
+        cursor.execute(statement, binds)
         while True:
             rows = cursor.fetchmany(arraysize)
             if not rows:
                 return
             for row in rows:
-                yield row_from_tuple(row)
+                yield row_from_tuple(row, server_utc_offset)
     except Exception as error:
         _raise_mapped(error, "the V$LOGMNR_CONTENTS query", start_scn, end_scn)
 
 
-def row_from_tuple(row: Sequence[Any]) -> LogMinerRow:
-    """A LogMinerRow from a row of queries.LOGMNR_CONTENTS (its column order)."""
+def row_from_tuple(row: Sequence[Any], server_utc_offset: timedelta = timedelta(0)) -> LogMinerRow:
+    """A LogMinerRow from a row of queries.LOGMNR_CONTENTS (its column order); timestamps
+    from server time to UTC."""
     (scn, start_scn, commit_scn, timestamp, commit_timestamp, xid, operation, code, owner,
-     table, row_id, rs_id, ssn, csf, rollback, status, info, username, sql_redo) = row  # fmt: skip
+     table, row_id, rs_id, ssn, csf, rollback, status, info, username, sql_redo,
+     data_obj) = row  # fmt: skip
     return LogMinerRow(
         scn=int(scn),
         start_scn=None if start_scn is None else int(start_scn),
         commit_scn=None if commit_scn is None else int(commit_scn),
-        timestamp=timestamp,
-        commit_timestamp=commit_timestamp,
+        timestamp=utc_text(timestamp, server_utc_offset),
+        commit_timestamp=utc_text(commit_timestamp, server_utc_offset),
         xid=str(xid),
         operation=str(operation),
         operation_code=int(code),
@@ -115,7 +124,36 @@ def row_from_tuple(row: Sequence[Any]) -> LogMinerRow:
         info=info,
         username=username,
         sql_redo=sql_redo,
+        data_obj=None if data_obj is None else int(data_obj),
     )
+
+
+def parse_utc_offset(text: str) -> timedelta:
+    """``TO_CHAR(SYSTIMESTAMP, 'TZH:TZM')`` (``+05:30``, ``-03:00``) as a timedelta."""
+    sign = -1 if text.strip().startswith("-") else 1
+    hours, minutes = text.strip().lstrip("+-").split(":")
+    return sign * timedelta(hours=int(hours), minutes=int(minutes))
+
+
+def utc_text(server_text: Any, server_utc_offset: timedelta) -> str | None:
+    """A ``YYYY-MM-DDTHH:MI:SS`` server-time text as UTC text (None stays None)."""
+    if server_text is None:
+        return None
+    if not server_utc_offset:
+        return str(server_text)
+    utc = datetime.fromisoformat(str(server_text)) - server_utc_offset
+    return utc.strftime("%Y-%m-%dT%H:%M:%S")
+
+
+def retryable_code(error: BaseException) -> str | None:
+    """The ORA code of a transient LogMiner error (RETRYABLE_CODES) behind ``error``."""
+    seen: BaseException | None = error
+    while seen is not None:
+        code = full_code(seen)
+        if code in RETRYABLE_CODES:
+            return code
+        seen = seen.__cause__
+    return None
 
 
 def _raise_mapped(error: Exception, statement: str, start_scn: int, end_scn: int) -> None:

@@ -7,9 +7,12 @@ LogMiner window is a session on it. Dictionary entries are cached per table unti
 
 from __future__ import annotations
 
+import itertools
 import logging
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
+from datetime import timedelta
 from typing import Any
 
 import pyarrow as pa
@@ -23,10 +26,14 @@ from extractor.source.oracle import dictionary, queries, redo_logs
 from extractor.source.oracle.errors import full_code, raise_unhandled
 from extractor.source.oracle.logminer_session import (
     DEFAULT_ARRAYSIZE,
+    DEFAULT_RETRY_ATTEMPTS,
+    DEFAULT_RETRY_DELAY_SECONDS,
     contents_rows,
     logminer_session,
+    parse_utc_offset,
+    retryable_code,
 )
-from extractor.source.oracle.snapshot import read_snapshot
+from extractor.source.oracle.snapshot import DEFAULT_CHUNK_BLOCKS, read_snapshot
 
 log = logging.getLogger(__name__)
 
@@ -40,13 +47,22 @@ class OracleSource:
         *,
         nls: NlsSettings | None = None,
         logminer_arraysize: int = DEFAULT_ARRAYSIZE,
+        snapshot_chunk_blocks: int = DEFAULT_CHUNK_BLOCKS,
+        retry_attempts: int = DEFAULT_RETRY_ATTEMPTS,
+        retry_delay_seconds: float = DEFAULT_RETRY_DELAY_SECONDS,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self._connection = connection
+        self._retry_attempts = retry_attempts
+        self._retry_delay_seconds = retry_delay_seconds
+        self._sleep = sleep
+        self._snapshot_chunk_blocks = snapshot_chunk_blocks
         self._nls = nls or NlsSettings()
         self._arraysize = logminer_arraysize
         self._tables: dict[tuple[str, str], TableDef] = {}
         self._database_logging: SupplementalLogging | None = None
         self._window_logs: tuple[RedoLogInUse, ...] = ()
+        self._objects: dict[int, tuple[str, str]] = {}  # OBJECT_ID -> (owner, table) mined
         _check_nls(self._nls)
         self._run("ALTER SESSION", lambda cur: cur.execute(self._nls.alter_session_sql()))
 
@@ -60,6 +76,11 @@ class OracleSource:
 
     def current_scn(self) -> int:
         return int(self._fetch_value(queries.CURRENT_SCN, {}, "the current SCN query"))
+
+    def minable_scn(self) -> int:
+        """MIN(LAST_REDO_CHANGE#) of the open redo threads (the current SCN if none is)."""
+        written = self._fetch_value(queries.MINABLE_SCN, {}, "the V$THREAD query")
+        return self.current_scn() if written is None else int(written)
 
     def list_tables(
         self, patterns: Sequence[tuple[str, str]] = (), names: Sequence[tuple[str, str]] = ()
@@ -88,28 +109,36 @@ class OracleSource:
         return self.table(owner, name)
 
     def snapshot_point(self, tables: Sequence[TableDef]) -> SnapshotPoint:
-        # Read the SCN before V$TRANSACTION: a transaction that starts after that read has a
-        # START_SCN at or above it, so mining from min(open starts, that SCN) sees it whole.
+        # Read the SCN before GV$TRANSACTION (every RAC instance's transactions): one that
+        # starts after that read has a START_SCN at or above it, so mining from min(open
+        # starts, that SCN) sees it whole.
         before = self.current_scn()
         oldest_open = self._fetch_value(
-            queries.OPEN_TRANSACTIONS_START_SCN, {"at_scn": before}, "the V$TRANSACTION query"
+            queries.OPEN_TRANSACTIONS_START_SCN, {"at_scn": before}, "the GV$TRANSACTION query"
         )
         scn = self.current_scn()
         start = before if oldest_open is None else min(int(oldest_open), before)
         return SnapshotPoint(scn=scn, mining_start_scn=start)
 
     def open_transaction_start_scn(self, at_scn: int) -> int | None:
-        """From V$TRANSACTION now: transactions open at ``at_scn`` that have committed since
+        """From GV$TRANSACTION now: transactions open at ``at_scn`` that have committed since
         are not listed; :meth:`snapshot_point` avoids that race."""
         value = self._fetch_value(
-            queries.OPEN_TRANSACTIONS_START_SCN, {"at_scn": at_scn}, "the V$TRANSACTION query"
+            queries.OPEN_TRANSACTIONS_START_SCN, {"at_scn": at_scn}, "the GV$TRANSACTION query"
         )
         return None if value is None else int(value)
 
     def snapshot_batches(
         self, table: TableDef, scn: int, batch_rows: int, after_rowid: str | None = None
     ) -> Iterator[pa.RecordBatch]:
-        return read_snapshot(self._connection, table, scn, batch_rows, after_rowid)
+        return read_snapshot(
+            self._connection,
+            table,
+            scn,
+            batch_rows,
+            after_rowid,
+            chunk_blocks=self._snapshot_chunk_blocks,
+        )
 
     def mine(
         self, start_scn: int, end_scn: int, tables: Sequence[TableDef]
@@ -120,17 +149,85 @@ class OracleSource:
     def _mine(
         self, start_scn: int, end_scn: int, tables: Sequence[TableDef]
     ) -> Iterator[Iterator[LogMinerRow]]:
+        rows = self._rows_with_retries(start_scn, end_scn, tables)
+        try:
+            # The session starts (and fails: a missing log) on entry, as before any row.
+            first = next(rows, None)
+            yield rows if first is None else itertools.chain((first,), rows)
+        finally:
+            rows.close()  # ends the LogMiner session when the caller stops early
+
+    def _rows_with_retries(
+        self, start_scn: int, end_scn: int, tables: Sequence[TableDef]
+    ) -> Generator[LogMinerRow, None, None]:
+        """The window's rows; a transient error (logminer_session.RETRYABLE_CODES) starts a
+        new session where the rows stopped, after a doubling delay, at most
+        ``retry_attempts`` times. Rows come in SCN order: the new session starts at the SCN
+        of the last row handed on and skips the rows of that SCN already handed on."""
+        position = _Position(start_scn)
+        failures = 0
+        while True:
+            try:
+                with self._session(position.scn, end_scn, tables) as rows:
+                    for row in rows:
+                        if position.is_new(row):
+                            yield row
+                return
+            except SourceError as error:
+                code = retryable_code(error)
+                if code is None or failures >= self._retry_attempts:
+                    raise
+                delay = self._retry_delay_seconds * 2**failures
+                failures += 1
+                log.warning(
+                    "mining SCN %d..%d failed with %s; retry %d of %d from SCN %d in %.1f s",
+                    start_scn, end_scn, code, failures, self._retry_attempts, position.scn, delay,
+                )  # fmt: skip
+                self._sleep(delay)
+                position.restart()
+
+    @contextmanager
+    def _session(
+        self, start_scn: int, end_scn: int, tables: Sequence[TableDef]
+    ) -> Iterator[Iterator[LogMinerRow]]:
         candidates = self._run(
             "the redo log queries",
             lambda c: redo_logs.read_log_catalog(c, start_scn, end_scn),
         )
-        logs = redo_logs.select_logs(candidates, start_scn, end_scn)
+        threads = self._run("the V$THREAD query", redo_logs.read_threads)
+        logs = redo_logs.select_logs(candidates, start_scn, end_scn, threads)
         self._window_logs = tuple(
             RedoLogInUse(r.thread, r.sequence, r.name, r.online) for r in logs
         )
         log.debug("mining SCN %d..%d from %d log(s)", start_scn, end_scn, len(logs))
+        object_ids = self._object_ids(tables)
+        offset = self.server_utc_offset()  # per window: follows a daylight saving change
         with logminer_session(self._connection, logs, start_scn, end_scn) as cursor:
-            yield contents_rows(cursor, start_scn, end_scn, tables, self._arraysize)
+            yield contents_rows(
+                cursor, start_scn, end_scn, tables, self._arraysize, object_ids, offset
+            )
+
+    def server_utc_offset(self) -> timedelta:
+        """The server's OS time zone offset now: V$LOGMNR_CONTENTS timestamps are in it."""
+        text = self._fetch_value(queries.SERVER_UTC_OFFSET, {}, "the server time zone query")
+        return parse_utc_offset(str(text))
+
+    def table_for_object(self, object_id: int) -> tuple[str, str] | None:
+        """(owner, table) of a mined table by its OBJECT_ID (DATA_OBJ# of its redo rows)."""
+        return self._objects.get(object_id)
+
+    def _object_ids(self, tables: Sequence[TableDef]) -> list[int]:
+        known = set(self._objects.values())
+        for table in tables:
+            key = (table.owner, table.name)
+            if key not in known:
+                object_id, _data_object_id = self._run(
+                    f"the object id query of {table.qualified_name}",
+                    lambda c, t=table: dictionary.table_object_ids(c, t.owner, t.name),
+                )
+                self._objects[object_id] = key
+        wanted = {(t.owner, t.name) for t in tables}
+        return sorted(n for n, key in self._objects.items() if key in wanted)
 
     def last_window_logs(self) -> Sequence[RedoLogInUse]:
         return self._window_logs
@@ -165,6 +262,28 @@ class OracleSource:
             raise_unhandled(error, what)
         finally:
             cursor.close()
+
+
+class _Position:
+    """Where a window's rows stopped: the SCN of the last row handed on and how many rows of
+    that SCN were handed on (a restarted session from that SCN skips as many)."""
+
+    def __init__(self, start_scn: int) -> None:
+        self.scn = start_scn
+        self._handed_on = 0  # rows of self.scn handed on
+        self._seen = 0  # rows of self.scn seen in this session
+
+    def is_new(self, row: LogMinerRow) -> bool:
+        if row.scn != self.scn:
+            self.scn, self._handed_on, self._seen = row.scn, 0, 0
+        self._seen += 1
+        if self._seen <= self._handed_on:
+            return False
+        self._handed_on += 1
+        return True
+
+    def restart(self) -> None:
+        self._seen = 0
 
 
 def _check_nls(nls: NlsSettings) -> None:

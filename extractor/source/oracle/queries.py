@@ -10,6 +10,7 @@ is a statement changed for both.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Final
 
 from extractor.source.errors import SourceError
@@ -18,28 +19,90 @@ from extractor.source.errors import SourceError
 
 CURRENT_SCN: Final = "SELECT CURRENT_SCN FROM V$DATABASE"
 
+# The highest SCN every open redo thread has written to its log (LGWR): redo above it may
+# still be in a log buffer, and LogMiner would read it as absent. A RAC thread of a stopped
+# instance is CLOSED: it writes nothing more, so it does not hold the others back.
+MINABLE_SCN: Final = "SELECT MIN(LAST_REDO_CHANGE#) FROM V$THREAD WHERE STATUS = 'OPEN'"
+
+# The server's OS time zone offset ('+02:00'): SYSDATE's, and that of the DATE columns
+# TIMESTAMP and COMMIT_TIMESTAMP of V$LOGMNR_CONTENTS (not DBTIMEZONE, not the session's).
+SERVER_UTC_OFFSET: Final = "SELECT TO_CHAR(SYSTIMESTAMP, 'TZH:TZM') FROM DUAL"
+
 DATABASE_INFO: Final = (
     "SELECT NAME, LOG_MODE, SUPPLEMENTAL_LOG_DATA_MIN, SUPPLEMENTAL_LOG_DATA_PK, "
     "SUPPLEMENTAL_LOG_DATA_ALL FROM V$DATABASE"
 )
 
-# Smallest START_SCN of the transactions open now that started at or before :at_scn.
+# Smallest START_SCN of the transactions open now that started at or before :at_scn, on
+# every instance: V$TRANSACTION lists only the local instance's transactions on RAC.
 OPEN_TRANSACTIONS_START_SCN: Final = (
-    "SELECT MIN(START_SCN) FROM V$TRANSACTION WHERE START_SCN <= :at_scn"
+    "SELECT MIN(START_SCN) FROM GV$TRANSACTION WHERE START_SCN <= :at_scn"
 )
+
+# Every redo thread in the control file (one per RAC instance): each OPEN thread must have
+# logs covering a mining window; a CLOSED one up to its CHECKPOINT_CHANGE#, a DISABLED one
+# below its DISABLE_CHANGE#, none before its ENABLE_CHANGE# (redo_logs.RedoThread).
+REDO_THREADS: Final = (
+    "SELECT THREAD#, STATUS, ENABLED, ENABLE_CHANGE#, CHECKPOINT_CHANGE#, DISABLE_CHANGE# "
+    "FROM V$THREAD ORDER BY THREAD#"
+)
+
+# -- pre-flight checks (extractor.source.oracle.preflight) -----------------------------------
+
+# CDB is 'YES' on a multitenant database; CON_NAME is CDB$ROOT or the PDB's name (12.1+).
+CONTAINER_INFO: Final = "SELECT CDB, SYS_CONTEXT('USERENV', 'CON_NAME') FROM V$DATABASE"
+
+SESSION_PRIVILEGES: Final = "SELECT PRIVILEGE FROM SESSION_PRIVS"
+
+# SYS.DBMS_LOGMNR is listed in ALL_OBJECTS only when this user may execute it.
+DBMS_LOGMNR_VISIBLE: Final = (
+    "SELECT COUNT(*) FROM ALL_OBJECTS "
+    "WHERE OWNER = 'SYS' AND OBJECT_NAME = 'DBMS_LOGMNR' AND OBJECT_TYPE = 'PACKAGE'"
+)
+
+# Reads nothing: fails with ORA-00942 / ORA-01031 when the view is not readable. {view} is one
+# of preflight.PROBED_VIEWS or V$LOGMNR_CONTENTS (fixed names, never user input).
+VIEW_PROBE: Final = "SELECT COUNT(*) FROM {view} WHERE 1 = 0"
+
+# Reads nothing: fails when SELECT or FLASHBACK on the table is missing. {table} is quoted.
+FLASHBACK_PROBE: Final = "SELECT COUNT(*) FROM {table} AS OF SCN :scn WHERE 1 = 0"
 
 # -- dictionary ----------------------------------------------------------------------------
 
-# Patterns are LIKE patterns with '\' as the escape character (see like_pattern()).
+# Names of Oracle-internal tables a wildcard never takes (LIKE patterns, escape '\'):
+# materialized view logs and updatable-MV logs, the recycle bin, Oracle Text index tables,
+# IOT overflow segments, queue tables' internal tables, online index rebuild journals.
+NON_REPLICABLE_NAMES: Final = (
+    "MLOG$\\_%",
+    "RUPD$\\_%",
+    "BIN$%",
+    "DR$%",
+    "SYS\\_IOT\\_OVER\\_%",
+    "AQ$\\_%",
+    "SYS\\_JOURNAL\\_%",
+)
+
+# Patterns are LIKE patterns with '\' as the escape character (see like_pattern()). What
+# cannot be replicated is left out: global temporary tables (TEMPORARY), IOT overflow and
+# mapping tables (IOT_TYPE), nested tables, secondary objects of domain indexes, dropped
+# tables and NON_REPLICABLE_NAMES.
 LIST_TABLES: Final = (
     "SELECT OWNER, TABLE_NAME FROM ALL_TABLES "
     "WHERE OWNER LIKE :owner_pattern ESCAPE '\\' AND TABLE_NAME LIKE :table_pattern ESCAPE '\\' "
-    "AND DROPPED = 'NO' ORDER BY OWNER, TABLE_NAME"
+    "AND DROPPED = 'NO' AND TEMPORARY = 'N' AND NESTED = 'NO' AND SECONDARY = 'N' "
+    "AND (IOT_TYPE IS NULL OR IOT_TYPE = 'IOT') "
+    + "".join(f"AND TABLE_NAME NOT LIKE '{name}' ESCAPE '\\' " for name in NON_REPLICABLE_NAMES)
+    + "ORDER BY OWNER, TABLE_NAME"
 )
 
+# ALL_TAB_COLS without virtual columns (computed, never in redo: an INSERT would land NULL),
+# hidden ones (unused / INVISIBLE) and system-generated ones: the columns redo carries, read
+# alike by snapshots and images.
 TABLE_COLUMNS: Final = (
     "SELECT COLUMN_NAME, COLUMN_ID, DATA_TYPE, DATA_LENGTH, DATA_PRECISION, DATA_SCALE, NULLABLE "
-    "FROM ALL_TAB_COLUMNS WHERE OWNER = :owner AND TABLE_NAME = :table_name ORDER BY COLUMN_ID"
+    "FROM ALL_TAB_COLS WHERE OWNER = :owner AND TABLE_NAME = :table_name "
+    "AND VIRTUAL_COLUMN = 'NO' AND HIDDEN_COLUMN = 'NO' AND USER_GENERATED = 'YES' "
+    "ORDER BY COLUMN_ID"
 )
 
 PRIMARY_KEY_COLUMNS: Final = (
@@ -60,13 +123,19 @@ TABLE_OBJECT_IDS: Final = (
 
 # -- redo log catalog (reference §2) -------------------------------------------------------
 
+# One copy per (THREAD#, SEQUENCE#): the available one (STATUS 'A') on the lowest DEST_ID of
+# the local, VALID destinations, so the same file is read every time and a copy deleted on
+# one destination is taken from another (not one arbitrary destination: ROWNUM = 1).
 ARCHIVED_LOGS: Final = (
-    "SELECT NAME, THREAD#, SEQUENCE#, FIRST_CHANGE#, NEXT_CHANGE# FROM V$ARCHIVED_LOG "
-    "WHERE NAME IS NOT NULL AND ARCHIVED = 'YES' AND STATUS = 'A' "
-    "AND NEXT_CHANGE# > :start_scn AND FIRST_CHANGE# <= :end_scn "
-    "AND DEST_ID IN (SELECT DEST_ID FROM V$ARCHIVE_DEST_STATUS "
-    "WHERE STATUS = 'VALID' AND TYPE = 'LOCAL' AND ROWNUM = 1) "
-    "AND RESETLOGS_CHANGE# = (SELECT RESETLOGS_CHANGE# FROM V$DATABASE) "
+    "SELECT NAME, THREAD#, SEQUENCE#, FIRST_CHANGE#, NEXT_CHANGE# FROM ("
+    "SELECT A.NAME, A.THREAD#, A.SEQUENCE#, A.FIRST_CHANGE#, A.NEXT_CHANGE#, "
+    "ROW_NUMBER() OVER (PARTITION BY A.THREAD#, A.SEQUENCE# ORDER BY A.DEST_ID) AS COPY_RANK "
+    "FROM V$ARCHIVED_LOG A JOIN V$ARCHIVE_DEST_STATUS D ON D.DEST_ID = A.DEST_ID "
+    "WHERE A.NAME IS NOT NULL AND A.ARCHIVED = 'YES' AND A.STATUS = 'A' "
+    "AND D.STATUS = 'VALID' AND D.TYPE = 'LOCAL' "
+    "AND A.NEXT_CHANGE# > :start_scn AND A.FIRST_CHANGE# <= :end_scn "
+    "AND A.RESETLOGS_CHANGE# = (SELECT RESETLOGS_CHANGE# FROM V$DATABASE)) "
+    "WHERE COPY_RANK = 1 "
     "ORDER BY THREAD#, SEQUENCE#"
 )
 
@@ -91,20 +160,29 @@ LOGMNR_ADDFILE: Final = 3
 DICT_FROM_ONLINE_CATALOG: Final = 16
 NO_ROWID_IN_STMT: Final = 2048
 
-# :table_list is ",OWNER.TABLE,OWNER.TABLE," and :owner_list ",OWNER,OWNER,": one statement
-# text for any number of tables, every name a bind value. Codes 6/7/36 (START, COMMIT,
-# ROLLBACK) and 34 (MISSING_SCN) of every transaction; DDL (5) of the owners, to see new and
-# altered tables; every row of the listed tables (DML, DDL, LOB and UNSUPPORTED rows).
+# Built by logminer_contents_query(): {owner_filter}, {table_filter} and {object_filter} are
+# IN-lists of bind variables (split at IN_LIST_MAX, Oracle's limit per list: ORA-01795), one
+# bind per name, so any number of tables fits (a single VARCHAR2 bind fails above 4,000
+# bytes). Codes 6/7/36 (START, COMMIT, ROLLBACK), 27 (replication marker: ends a marker
+# transaction's hold on the resume position) and 34 (MISSING_SCN) of every transaction; DDL
+# (5) of the owners, to see new and altered tables; every row of the listed tables (DML, DDL,
+# LOB and UNSUPPORTED rows); and every row whose DATA_OBJ# is one of the tables' OBJECT_IDs,
+# so rows LogMiner cannot name (UNKNOWN / "OBJ# n", BIN$ names, a renamed table) reach
+# quarantine. DDL rows Oracle marks INFO = 'INTERNAL DDL' (recursive DDL it runs itself)
+# are left out: they change no definition, and each would refresh the dictionary.
 LOGMNR_CONTENTS: Final = (
     "SELECT SCN, START_SCN, COMMIT_SCN, TO_CHAR(TIMESTAMP, 'YYYY-MM-DD\"T\"HH24:MI:SS'), "
     "TO_CHAR(COMMIT_TIMESTAMP, 'YYYY-MM-DD\"T\"HH24:MI:SS'), RAWTOHEX(XID), OPERATION, "
     'OPERATION_CODE, SEG_OWNER, TABLE_NAME, ROW_ID, RS_ID, SSN, CSF, "ROLLBACK", STATUS, INFO, '
-    "USERNAME, SQL_REDO FROM V$LOGMNR_CONTENTS "
+    "USERNAME, SQL_REDO, DATA_OBJ# FROM V$LOGMNR_CONTENTS "
     "WHERE SCN >= :start_scn AND SCN <= :end_scn "
-    "AND (OPERATION_CODE IN (6, 7, 34, 36) "
-    "OR (OPERATION_CODE = 5 AND INSTR(:owner_list, ',' || SEG_OWNER || ',') > 0) "
-    "OR INSTR(:table_list, ',' || SEG_OWNER || '.' || TABLE_NAME || ',') > 0)"
+    "AND (OPERATION_CODE <> 5 OR NVL(INFO, ' ') NOT LIKE 'INTERNAL DDL%') "
+    "AND (OPERATION_CODE IN (6, 7, 27, 34, 36) "
+    "OR (OPERATION_CODE = 5 AND {owner_filter}) "
+    "OR {table_filter} "
+    "OR {object_filter})"
 )
+IN_LIST_MAX: Final = 1000
 
 # -- snapshot reads (reference §4) ---------------------------------------------------------
 
@@ -114,6 +192,33 @@ SNAPSHOT: Final = (
 SNAPSHOT_AFTER_ROWID: Final = (
     "SELECT {select_list}, ROWIDTOCHAR(ROWID) FROM {table} AS OF SCN :scn "
     "WHERE ROWID > CHARTOROWID(:after_rowid) ORDER BY ROWID"
+)
+
+# One chunk: the rows of a ROWID range (whole extents), sorted by ROWID; Oracle reads the
+# range's blocks only (TABLE ACCESS BY ROWID RANGE) and sorts one chunk, not the table.
+SNAPSHOT_RANGE: Final = (
+    "SELECT {select_list}, ROWIDTOCHAR(ROWID) FROM {table} AS OF SCN :scn "
+    "WHERE ROWID BETWEEN CHARTOROWID(:low_rowid) AND CHARTOROWID(:high_rowid) ORDER BY ROWID"
+)
+SNAPSHOT_RANGE_AFTER_ROWID: Final = (
+    "SELECT {select_list}, ROWIDTOCHAR(ROWID) FROM {table} AS OF SCN :scn "
+    "WHERE ROWID BETWEEN CHARTOROWID(:low_rowid) AND CHARTOROWID(:high_rowid) "
+    "AND ROWID > CHARTOROWID(:after_rowid) ORDER BY ROWID"
+)
+
+# The table's extents (every partition and subpartition) as ROWID bounds computed by Oracle:
+# first ROWID of the first block, last possible ROWID of the last block, and the block count.
+TABLE_EXTENTS: Final = (
+    "SELECT ROWIDTOCHAR(DBMS_ROWID.ROWID_CREATE(1, O.DATA_OBJECT_ID, E.RELATIVE_FNO, "
+    "E.BLOCK_ID, 0)), "
+    "ROWIDTOCHAR(DBMS_ROWID.ROWID_CREATE(1, O.DATA_OBJECT_ID, E.RELATIVE_FNO, "
+    "E.BLOCK_ID + E.BLOCKS - 1, 32767)), E.BLOCKS "
+    "FROM DBA_EXTENTS E JOIN DBA_OBJECTS O "
+    "ON O.OWNER = E.OWNER AND O.OBJECT_NAME = E.SEGMENT_NAME "
+    "AND NVL(O.SUBOBJECT_NAME, ' ') = NVL(E.PARTITION_NAME, ' ') "
+    "AND O.OBJECT_TYPE IN ('TABLE', 'TABLE PARTITION', 'TABLE SUBPARTITION') "
+    "WHERE E.OWNER = :owner AND E.SEGMENT_NAME = :table_name "
+    "AND E.SEGMENT_TYPE IN ('TABLE', 'TABLE PARTITION', 'TABLE SUBPARTITION')"
 )
 
 # Per-type select expressions; {column} is a quoted identifier, {digits} 7..9.
@@ -177,8 +282,11 @@ VERIFY_DIGEST_COMBINED: Final = "RAWTOHEX(STANDARD_HASH({digests}, 'SHA256'))"
 # Every complete statement, by name (the parse test and the simulator iterate over it).
 STATEMENTS: Final[dict[str, str]] = {
     "CURRENT_SCN": CURRENT_SCN,
+    "MINABLE_SCN": MINABLE_SCN,
+    "SERVER_UTC_OFFSET": SERVER_UTC_OFFSET,
     "DATABASE_INFO": DATABASE_INFO,
     "OPEN_TRANSACTIONS_START_SCN": OPEN_TRANSACTIONS_START_SCN,
+    "REDO_THREADS": REDO_THREADS,
     "LIST_TABLES": LIST_TABLES,
     "TABLE_COLUMNS": TABLE_COLUMNS,
     "PRIMARY_KEY_COLUMNS": PRIMARY_KEY_COLUMNS,
@@ -186,7 +294,11 @@ STATEMENTS: Final[dict[str, str]] = {
     "TABLE_OBJECT_IDS": TABLE_OBJECT_IDS,
     "ARCHIVED_LOGS": ARCHIVED_LOGS,
     "ONLINE_LOGS": ONLINE_LOGS,
-    "LOGMNR_CONTENTS": LOGMNR_CONTENTS,
+    "LOGMNR_CONTENTS": LOGMNR_CONTENTS.format(
+        owner_filter="SEG_OWNER IN (:owner_1)",
+        table_filter="(SEG_OWNER, TABLE_NAME) IN ((:table_owner_1, :table_name_1))",
+        object_filter="DATA_OBJ# IN (:obj_1)",
+    ),
 }
 
 _NAME_MAX = 128
@@ -217,12 +329,43 @@ def like_pattern(wildcard: str) -> str:
     return escaped.replace("*", "%").replace("?", "_")
 
 
-def name_list(names: list[str]) -> str:
-    """``,A,B,`` for the INSTR list binds of :data:`LOGMNR_CONTENTS`."""
-    for name in names:
-        if "," in name:
-            raise InvalidIdentifierError(f"{name!r} holds a comma; it cannot be mined by name")
-    return "," + ",".join(names) + ","
+def logminer_contents_query(
+    owners: Sequence[str], tables: Sequence[tuple[str, str]], object_ids: Sequence[int]
+) -> tuple[str, dict[str, object]]:
+    """:data:`LOGMNR_CONTENTS` for ``owners`` (DDL), ``tables`` ((owner, name): every row) and
+    ``object_ids`` (DATA_OBJ#), with its binds (``:start_scn`` and ``:end_scn`` excepted):
+    one bind per value, IN-lists of at most :data:`IN_LIST_MAX` joined by OR."""
+    binds: dict[str, object] = {}
+    owner_terms = []
+    for index, owner in enumerate(owners, start=1):
+        binds[f"owner_{index}"] = owner
+        owner_terms.append(f":owner_{index}")
+    table_terms = []
+    for index, (owner, name) in enumerate(tables, start=1):
+        binds[f"table_owner_{index}"] = owner
+        binds[f"table_name_{index}"] = name
+        table_terms.append(f"(:table_owner_{index}, :table_name_{index})")
+    object_terms = []
+    for index, object_id in enumerate(object_ids, start=1):
+        binds[f"obj_{index}"] = int(object_id)
+        object_terms.append(f":obj_{index}")
+    statement = LOGMNR_CONTENTS.format(
+        owner_filter=_in_lists("SEG_OWNER", owner_terms),
+        table_filter=_in_lists("(SEG_OWNER, TABLE_NAME)", table_terms),
+        object_filter=_in_lists("DATA_OBJ#", object_terms),
+    )
+    return statement, binds
+
+
+def _in_lists(expression: str, terms: Sequence[str]) -> str:
+    """``(expr IN (t1, …, t1000) OR expr IN (t1001, …))``; ``1 = 0`` for no term."""
+    if not terms:
+        return "1 = 0"
+    lists = [
+        f"{expression} IN ({', '.join(terms[i : i + IN_LIST_MAX])})"
+        for i in range(0, len(terms), IN_LIST_MAX)
+    ]
+    return lists[0] if len(lists) == 1 else "(" + " OR ".join(lists) + ")"
 
 
 def normalise(sql: str) -> str:

@@ -13,15 +13,25 @@ value (reference §5), then converted to the ``spark_types`` representation:
 - CLOB / NCLOB / BLOB: fetched inline as LONG / LONG RAW, not as LOB locators;
 - everything else as it comes.
 
-Chunking and resume: rows come in ROWID order; the caller resumes after the last landed
-row with ``after_rowid`` (``WHERE ROWID > CHARTOROWID(:after_rowid)``), so a crash costs at
-most one chunk. Oracle sorts the table by ROWID for this (a ROWID-range scan when resuming).
+Chunks and resume: the table is read one ROWID range at a time, each range a run of whole
+extents (``DBA_EXTENTS``, bounds computed by ``DBMS_ROWID.ROWID_CREATE``) of at most
+``chunk_blocks`` blocks, so Oracle scans only those blocks and sorts one chunk, never the
+whole table (which needs TEMP space, ORA-01652, and makes the ``AS OF`` read longer,
+ORA-01555). Ranges are read in ROWID order and sorted by ROWID inside, so the rows come in
+ROWID order as a whole: the caller resumes after the last landed row with ``after_rowid``
+(ranges ending before it are skipped, the one holding it gets ``ROWID > :after_rowid``), and a
+crash costs at most one batch. Rows of extents allocated after the snapshot SCN are not
+visible ``AS OF`` it, so reading the extents as they are now is enough. Without access to
+``DBA_EXTENTS`` (ORA-00942 / ORA-01031), or for a table without extents of its own (an
+index-organized table), the reader falls back to one query sorted by ROWID, with a warning.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -34,6 +44,7 @@ from extractor.source.arrow_schema import snapshot_batch
 from extractor.source.errors import SnapshotTooOldError, TableNotFoundError
 from extractor.source.oracle import queries
 from extractor.source.oracle.errors import error_message, full_code, raise_unhandled
+from extractor.source.rowid_order import rowid_sort_key
 from extractor.spark_types import spark_type
 from extractor.values import canonical_decimal_text, interval_ds_text, interval_ym_text
 
@@ -41,6 +52,19 @@ Converter = Callable[[Any], object]
 
 _TIMESTAMP = re.compile(r"^TIMESTAMP(?:\((\d)\))?( WITH( LOCAL)? TIME ZONE)?$")
 _FETCH_MAX = 10_000
+# Default chunk size: 4096 blocks (32 MiB of 8 KiB blocks) per ROWID-range query.
+DEFAULT_CHUNK_BLOCKS = 4096
+_NO_EXTENT_ACCESS = frozenset({"ORA-00942", "ORA-01031"})
+
+LOG = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class RowidRange:
+    """A chunk of a snapshot read: ROWIDs from ``low`` to ``high`` (inclusive)."""
+
+    low: str
+    high: str
 
 
 def select_expression(column: ColumnDef) -> str:
@@ -61,9 +85,13 @@ def select_expression(column: ColumnDef) -> str:
     return queries.EXPR_COLUMN.format(column=quoted)
 
 
-def snapshot_statement(table: TableDef, resume: bool) -> str:
-    """The AS OF SCN query of ``table`` (binds ``:scn`` and, resuming, ``:after_rowid``)."""
-    template = queries.SNAPSHOT_AFTER_ROWID if resume else queries.SNAPSHOT
+def snapshot_statement(table: TableDef, resume: bool, ranged: bool = False) -> str:
+    """The AS OF SCN query of ``table`` (binds ``:scn``; ranged: ``:low_rowid`` and
+    ``:high_rowid``; resuming: ``:after_rowid``)."""
+    if ranged:
+        template = queries.SNAPSHOT_RANGE_AFTER_ROWID if resume else queries.SNAPSHOT_RANGE
+    else:
+        template = queries.SNAPSHOT_AFTER_ROWID if resume else queries.SNAPSHOT
     select_list = ", ".join(select_expression(c) for c in table.columns)
     return template.format(
         select_list=select_list, table=queries.qualified_name(table.owner, table.name)
@@ -111,11 +139,72 @@ def read_snapshot(
     scn: int,
     batch_rows: int,
     after_rowid: str | None = None,
+    *,
+    chunk_blocks: int = DEFAULT_CHUNK_BLOCKS,
 ) -> Iterator[pa.RecordBatch]:
     """Batches of ``table`` as of ``scn`` in ROWID order; see the module docstring."""
+    ranges = table_chunks(connection, table, chunk_blocks)
+    if ranges is None:
+        yield from _read_query(connection, table, scn, batch_rows, after_rowid, None)
+        return
+    after_key = None if after_rowid is None else rowid_sort_key(after_rowid)
+    for chunk in ranges:
+        if after_key is not None and rowid_sort_key(chunk.high) <= after_key:
+            continue  # landed before the crash
+        resume = after_rowid if after_key is not None else None
+        yield from _read_query(connection, table, scn, batch_rows, resume, chunk)
+        after_key = after_rowid = None
+
+
+def table_chunks(connection: Any, table: TableDef, chunk_blocks: int) -> list[RowidRange] | None:
+    """The table's extents merged into ROWID ranges of at most ``chunk_blocks`` blocks (an
+    extent larger than that is a range of its own), in ROWID order; None when the extents
+    cannot be read or the table has none of its own."""
+    cursor = connection.cursor()
+    try:
+        cursor.execute(queries.TABLE_EXTENTS, {"owner": table.owner, "table_name": table.name})
+        extents = [(str(low), str(high), int(blocks)) for low, high, blocks in cursor.fetchall()]
+    except Exception as error:
+        if full_code(error) not in _NO_EXTENT_ACCESS:
+            raise_unhandled(error, f"the extent list of {table.qualified_name}")
+        LOG.warning(
+            "cannot read DBA_EXTENTS (%s): snapshot of %s sorts the whole table by ROWID; "
+            "grant SELECT_CATALOG_ROLE to read it in chunks",
+            full_code(error),
+            table.qualified_name,
+        )
+        return None
+    finally:
+        cursor.close()
+    if not extents:
+        return None
+    extents.sort(key=lambda extent: rowid_sort_key(extent[0]))
+    chunks: list[RowidRange] = []
+    low, high, blocks = extents[0]
+    for next_low, next_high, next_blocks in extents[1:]:
+        same_segment = rowid_sort_key(next_low)[0] == rowid_sort_key(low)[0]
+        if same_segment and blocks + next_blocks <= chunk_blocks:
+            high, blocks = next_high, blocks + next_blocks
+            continue
+        chunks.append(RowidRange(low, high))
+        low, high, blocks = next_low, next_high, next_blocks
+    chunks.append(RowidRange(low, high))
+    return chunks
+
+
+def _read_query(
+    connection: Any,
+    table: TableDef,
+    scn: int,
+    batch_rows: int,
+    after_rowid: str | None,
+    chunk: RowidRange | None,
+) -> Iterator[pa.RecordBatch]:
     converters = [column_converter(c) for c in table.columns]
-    statement = snapshot_statement(table, resume=after_rowid is not None)
+    statement = snapshot_statement(table, resume=after_rowid is not None, ranged=chunk is not None)
     binds: dict[str, object] = {"scn": scn}
+    if chunk is not None:
+        binds["low_rowid"], binds["high_rowid"] = chunk.low, chunk.high
     if after_rowid is not None:
         binds["after_rowid"] = after_rowid
     cursor = connection.cursor()

@@ -1,4 +1,4 @@
-"""Reading and writing replay bundles, format ``oracdc-replay/1`` (``replay-bundle.md``).
+"""Reading and writing replay bundles, format ``oracdc-replay/1`` (``docs/replay-bundle.md``).
 
 Files: ``bundle.json``, ``dictionary.json``, ``snapshots/<OWNER>.<TABLE>.jsonl``,
 ``logminer.jsonl`` and the optional ``logs.json``. Every problem raises BundleError naming

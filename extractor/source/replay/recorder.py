@@ -1,4 +1,4 @@
-"""Recording a simulated database as a replay bundle (``replay-bundle.md``, to the letter).
+"""Recording a simulated database as a replay bundle (``docs/replay-bundle.md``, to the letter).
 
 Written: ``bundle.json`` (database name, NLS, current SCN), ``dictionary.json`` (current
 dictionary), one snapshot file per requested table and SCN (the AS OF rows), every

@@ -6,10 +6,10 @@ then. ``logminer.jsonl`` is read incrementally from where the last read stopped 
 the start if the file shrank).
 
 Snapshots: a bundle holds one snapshot per table at the SCN on its first line, so
-``snapshot_point`` returns that SCN (all tables asked for together must share it) and a
-table without a snapshot file is replicated from the log only: its point is just below the
-first recorded SCN and its snapshot is empty. Rows are served in ROWID order so that
-``after_rowid`` resumes exactly as on Oracle.
+``snapshot_point`` gives each table that SCN (``SnapshotPoint.table_scns``; tables asked for
+together may differ) and a table without a snapshot file is replicated from the log only: its
+point is just below the first recorded SCN and its snapshot is empty. Rows are served in ROWID
+order so that ``after_rowid`` resumes exactly as on Oracle.
 
 Mining: rows are filtered as ``queries.LOGMNR_CONTENTS`` filters them on Oracle. With a
 ``logs.json``, a range that needs a log marked ``"available": false`` fails like ORA-01291
@@ -35,7 +35,7 @@ from extractor.source.errors import MissingRedoLogError, SnapshotTooOldError, Ta
 from extractor.source.replay import bundle_format as fmt
 from extractor.source.rowid_order import rowid_sort_key
 
-_TRANSACTION_CONTROL = frozenset({6, 7, 34, 36})
+_TRANSACTION_CONTROL = frozenset({6, 7, 27, 34, 36})
 _TRANSACTION_END = frozenset({7, 36})
 
 
@@ -79,6 +79,10 @@ class ReplaySource:
                 candidates.append(snapshot.scn)
         return max(candidates)
 
+    def minable_scn(self) -> int:
+        """A bundle holds written redo only: its largest recorded SCN."""
+        return self.current_scn()
+
     def list_tables(
         self, patterns: Sequence[tuple[str, str]] = (), names: Sequence[tuple[str, str]] = ()
     ) -> list[TableDef]:
@@ -112,20 +116,23 @@ class ReplaySource:
         return None if snapshot is None else snapshot.scn
 
     def snapshot_point(self, tables: Sequence[TableDef]) -> SnapshotPoint:
+        """Each table at the SCN of its own snapshot file (log-only: just below the log);
+        mining starts where the handover of the lowest of them needs it."""
         self._load_logminer()
-        scns = {self._point_scn(t) for t in tables}
-        if len(scns) > 1:
-            listing = ", ".join(f"{t.qualified_name} at {self._point_scn(t)}" for t in tables)
-            raise fmt.BundleError(
-                self._path / fmt.SNAPSHOT_DIR,
-                f"snapshots were recorded at different SCNs ({listing}); snapshot these "
-                "tables one at a time",
-            )
-        scn = scns.pop() if scns else self.current_scn()
-        oldest_open = self.open_transaction_start_scn(scn)
+        table_scns = {t.qualified_name: self._point_scn(t) for t in tables}
+        if not table_scns:
+            scn = self.current_scn()
+            return SnapshotPoint(scn=scn, mining_start_scn=self._handover_start(scn))
+        start = min(self._handover_start(scn) for scn in set(table_scns.values()))
         return SnapshotPoint(
-            scn=scn, mining_start_scn=scn + 1 if oldest_open is None else oldest_open
+            scn=max(table_scns.values()), mining_start_scn=start, table_scns=table_scns
         )
+
+    def _handover_start(self, scn: int) -> int:
+        """Where mining starts for a snapshot at ``scn``: the first SCN of the oldest
+        transaction open at it, else just above it."""
+        oldest_open = self.open_transaction_start_scn(scn)
+        return scn + 1 if oldest_open is None else oldest_open
 
     def open_transaction_start_scn(self, at_scn: int) -> int | None:
         self._load_logminer()

@@ -1,4 +1,4 @@
-"""Snapshot values in a bundle (``replay-bundle.md``, value encoding) <-> the ``spark_types``
+"""Snapshot values in a bundle (``docs/replay-bundle.md``, value encoding) <-> the ``spark_types``
 Python representation.
 
 NUMBER / FLOAT: JSON string of the exact decimal; BINARY_FLOAT / DOUBLE: JSON number or

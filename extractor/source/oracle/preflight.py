@@ -1,0 +1,285 @@
+"""Pre-flight checks of an Oracle database before capture (``oracdc check``, start of ``sync``).
+
+Each check reads one fact and says what to run when it is not as capture needs it:
+
+- the server version (thin mode and the LOGMINING privilege need 12.1 or later);
+- ARCHIVELOG mode and minimal supplemental logging (``V$DATABASE``);
+- the container: LogMiner refuses ``ADD_LOGFILE`` inside a pluggable database (ORA-65040),
+  which is how the extractor mines, so a PDB connection fails the check;
+- the grants, probed rather than looked up (a grant may come directly, through a role or as
+  an ``ANY`` privilege): each view the extractor reads is selected with ``WHERE 1 = 0``
+  (ORA-00942 / ORA-01031 mean missing), ``V$LOGMNR_CONTENTS`` answers ORA-01306 (no session
+  yet) when it is readable, the LOGMINING system privilege is in ``SESSION_PRIVS``, and
+  ``SYS.DBMS_LOGMNR`` is in ``ALL_OBJECTS`` only when it may be executed;
+- per replicated table: a flashback read (``AS OF SCN``, ``WHERE 1 = 0``: nothing is read)
+  and its supplemental logging level, with what a level below ALL means for its replica key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from extractor.dictionary import TableDef
+from extractor.keys import consolidation_key
+from extractor.source.errors import SourceError
+from extractor.source.oracle import queries
+from extractor.source.oracle.errors import error_message, full_code
+
+CheckStatus = Literal["ok", "warning", "failed"]
+
+# The oldest release the extractor supports (python-oracledb thin mode; LOGMINING privilege).
+MIN_VERSION = (12, 1)
+
+# (view as selected, grant to give). SELECT_CATALOG_ROLE covers all of them at once.
+PROBED_VIEWS: tuple[tuple[str, str], ...] = (
+    ("V$DATABASE", "GRANT SELECT ON V_$DATABASE TO {user};"),
+    ("V$THREAD", "GRANT SELECT ON V_$THREAD TO {user};"),
+    ("V$LOG", "GRANT SELECT ON V_$LOG TO {user};"),
+    ("V$LOGFILE", "GRANT SELECT ON V_$LOGFILE TO {user};"),
+    ("V$ARCHIVED_LOG", "GRANT SELECT ON V_$ARCHIVED_LOG TO {user};"),
+    ("V$ARCHIVE_DEST_STATUS", "GRANT SELECT ON V_$ARCHIVE_DEST_STATUS TO {user};"),
+    ("GV$TRANSACTION", "GRANT SELECT ON GV_$TRANSACTION TO {user};"),
+)
+_NO_ACCESS = frozenset({"ORA-00942", "ORA-01031"})
+_LOGMINER_NOT_STARTED = "ORA-01306"
+
+
+@dataclass(frozen=True)
+class CheckOutcome:
+    """One check: what was found and, unless it is ``ok``, what to run or change."""
+
+    name: str
+    status: CheckStatus
+    found: str
+    fix: str | None = None
+
+
+class _ProbeError(Exception):
+    """A probe statement failed with an Oracle error (its full code in ``code``)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def run_checks(
+    connection: Any, user: str, tables: Sequence[TableDef], current_scn: int
+) -> list[CheckOutcome]:
+    """Every check over ``connection`` (a python-oracledb connection or the simulator's)."""
+    outcomes = [
+        _version(getattr(connection, "version", None)),
+        *_database_checks(connection, user),
+        *_view_grants(connection, user),
+        _logminer_contents_grant(connection, user),
+        _logmining_privilege(connection, user),
+        _dbms_logmnr_grant(connection, user),
+    ]
+    for table in tables:
+        outcomes.append(_flashback_grant(connection, user, table, current_scn))
+        outcomes.append(table_logging(table))
+    return outcomes
+
+
+def failed(outcomes: Iterable[CheckOutcome]) -> list[CheckOutcome]:
+    return [o for o in outcomes if o.status == "failed"]
+
+
+def table_logging(table: TableDef) -> CheckOutcome:
+    """The table's supplemental logging level and what it means for its replica."""
+    name = f"logging {table.qualified_name}"
+    level = table.supplemental_logging
+    quoted = queries.qualified_name(table.owner, table.name)
+    fix = f"ALTER TABLE {quoted} ADD SUPPLEMENTAL LOG DATA (ALL) COLUMNS;"
+    keyed_by = ", ".join(consolidation_key(table))
+    if level == "ALL":
+        return CheckOutcome(name, "ok", f"ALL (replica keyed by {keyed_by})")
+    if table.primary_key:
+        found = (
+            f"{level}: updates carry only changed columns, so the replica is keyed by ROWID "
+            f"({keyed_by}) and merges partial images; row-moving DDL needs a re-snapshot"
+        )
+    else:
+        found = f"{level}: no primary key, replica keyed by ROWID; partial update images"
+    return CheckOutcome(name, "warning", found, fix)
+
+
+# -- database-wide checks ---------------------------------------------------------------------
+
+
+def _version(version: object) -> CheckOutcome:
+    if not isinstance(version, str) or not version:
+        return CheckOutcome("version", "warning", "the driver did not report the server version")
+    try:
+        release = tuple(int(part) for part in version.split(".")[:2])
+    except ValueError:
+        return CheckOutcome("version", "warning", f"unreadable server version {version!r}")
+    if release < MIN_VERSION:
+        return CheckOutcome(
+            "version",
+            "failed",
+            f"Oracle {version}",
+            "oracdc needs Oracle Database 12.1 or later (python-oracledb thin mode, LOGMINING)",
+        )
+    return CheckOutcome("version", "ok", f"Oracle {version}")
+
+
+def _database_checks(connection: Any, user: str) -> list[CheckOutcome]:
+    """Log mode and minimal supplemental logging (V$DATABASE), then the container."""
+    try:
+        database = _fetch_one(connection, queries.DATABASE_INFO)
+        container = _fetch_one(connection, queries.CONTAINER_INFO)
+    except _ProbeError as error:
+        return [_refused("database settings", error, f"GRANT SELECT ON V_$DATABASE TO {user};")]
+    return [
+        _archivelog(str(database[1])),
+        _minimal_logging(str(database[2])),
+        _container(container),
+    ]
+
+
+def _archivelog(log_mode: str) -> CheckOutcome:
+    if log_mode == "ARCHIVELOG":
+        return CheckOutcome("archive log mode", "ok", log_mode)
+    return CheckOutcome(
+        "archive log mode",
+        "failed",
+        f"LOG_MODE is {log_mode}: redo is overwritten before it can be mined",
+        "as SYSDBA: SHUTDOWN IMMEDIATE; STARTUP MOUNT; ALTER DATABASE ARCHIVELOG; "
+        "ALTER DATABASE OPEN;",
+    )
+
+
+def _minimal_logging(minimal: str) -> CheckOutcome:
+    if minimal in ("YES", "IMPLICIT"):
+        return CheckOutcome("minimal supplemental logging", "ok", minimal)
+    return CheckOutcome(
+        "minimal supplemental logging",
+        "failed",
+        f"SUPPLEMENTAL_LOG_DATA_MIN is {minimal}: LogMiner cannot rebuild row changes",
+        "ALTER DATABASE ADD SUPPLEMENTAL LOG DATA;",
+    )
+
+
+def _container(row: Sequence[Any]) -> CheckOutcome:
+    cdb, container = str(row[0]), str(row[1])
+    if cdb != "YES":
+        return CheckOutcome("container", "ok", "not a multitenant database")
+    if container == "CDB$ROOT":
+        return CheckOutcome(
+            "container",
+            "warning",
+            "connected to CDB$ROOT of a multitenant database: only tables of the root are "
+            "visible (tables of pluggable databases are not replicated)",
+        )
+    return CheckOutcome(
+        "container",
+        "failed",
+        f"connected to pluggable database {container}: LogMiner refuses ADD_LOGFILE inside a "
+        "PDB (ORA-65040), and mining a PDB is not supported yet",
+        "replicate from a non-CDB database (see docs/sources.md, multitenant)",
+    )
+
+
+# -- grants -----------------------------------------------------------------------------------
+
+
+def _view_grants(connection: Any, user: str) -> list[CheckOutcome]:
+    outcomes = []
+    for view, grant in PROBED_VIEWS:
+        name = f"grant {view}"
+        try:
+            _fetch_one(connection, queries.VIEW_PROBE.format(view=view))
+        except _ProbeError as error:
+            outcomes.append(_refused(name, error, grant.format(user=user)))
+            continue
+        outcomes.append(CheckOutcome(name, "ok", "readable"))
+    return outcomes
+
+
+def _logminer_contents_grant(connection: Any, user: str) -> CheckOutcome:
+    name = "grant V$LOGMNR_CONTENTS"
+    try:
+        _fetch_one(connection, queries.VIEW_PROBE.format(view="V$LOGMNR_CONTENTS"))
+    except _ProbeError as error:
+        if error.code == _LOGMINER_NOT_STARTED:
+            return CheckOutcome(name, "ok", "readable (no LogMiner session yet)")
+        return _refused(name, error, f"GRANT SELECT ON V_$LOGMNR_CONTENTS TO {user};")
+    return CheckOutcome(name, "ok", "readable")
+
+
+def _logmining_privilege(connection: Any, user: str) -> CheckOutcome:
+    privileges = {str(row[0]) for row in _fetch_all(connection, queries.SESSION_PRIVILEGES)}
+    if "LOGMINING" in privileges:
+        return CheckOutcome("privilege LOGMINING", "ok", "granted")
+    return CheckOutcome(
+        "privilege LOGMINING", "failed", "not granted", f"GRANT LOGMINING TO {user};"
+    )
+
+
+def _dbms_logmnr_grant(connection: Any, user: str) -> CheckOutcome:
+    visible = int(_fetch_one(connection, queries.DBMS_LOGMNR_VISIBLE)[0])
+    if visible:
+        return CheckOutcome("grant DBMS_LOGMNR", "ok", "executable")
+    return CheckOutcome(
+        "grant DBMS_LOGMNR",
+        "failed",
+        "SYS.DBMS_LOGMNR cannot be executed",
+        f"GRANT EXECUTE ON DBMS_LOGMNR TO {user}; (or GRANT EXECUTE_CATALOG_ROLE TO {user};)",
+    )
+
+
+def _flashback_grant(connection: Any, user: str, table: TableDef, current_scn: int) -> CheckOutcome:
+    name = f"snapshot read {table.qualified_name}"
+    quoted = queries.qualified_name(table.owner, table.name)
+    try:
+        _fetch_one(connection, queries.FLASHBACK_PROBE.format(table=quoted), {"scn": current_scn})
+    except _ProbeError as error:
+        return _refused(
+            name, error, f"GRANT SELECT, FLASHBACK ON {quoted} TO {user}; (or the ANY TABLE forms)"
+        )
+    return CheckOutcome(name, "ok", "AS OF SCN readable")
+
+
+def _refused(name: str, error: _ProbeError, grant: str) -> CheckOutcome:
+    """A probe that failed: the grant when the error means no access, else the error itself."""
+    fix = grant if error.code in _NO_ACCESS else "look the Oracle error up; rerun oracdc check"
+    return CheckOutcome(name, "failed", f"{error.code}: {error}", fix)
+
+
+# -- statements -------------------------------------------------------------------------------
+
+
+def _fetch_one(
+    connection: Any, statement: str, binds: dict[str, object] | None = None
+) -> Sequence[Any]:
+    rows = _fetch_all(connection, statement, binds)
+    if not rows:
+        raise SourceError(f"the pre-flight query returned no row: {statement}")
+    return tuple(rows[0])
+
+
+def _fetch_all(
+    connection: Any, statement: str, binds: dict[str, object] | None = None
+) -> list[Any]:
+    return _with_cursor(connection, lambda cursor: _execute(cursor, statement, binds))
+
+
+def _execute(cursor: Any, statement: str, binds: dict[str, object] | None) -> list[Any]:
+    try:
+        cursor.execute(statement, binds or {})
+    except Exception as error:
+        code = full_code(error)
+        if code is None:
+            raise
+        raise _ProbeError(code, error_message(error)) from error
+    return list(cursor.fetchall())
+
+
+def _with_cursor(connection: Any, work: Callable[[Any], list[Any]]) -> list[Any]:
+    cursor = connection.cursor()
+    try:
+        return work(cursor)
+    finally:
+        cursor.close()

@@ -1,0 +1,82 @@
+"""Every V$LOGMNR_CONTENTS operation code of a replicated table is applied, passed on,
+quarantined with a reason, or deliberately ignored: none falls through silently."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from extractor.dictionary import ColumnDef, TableDef
+from extractor.logminer_row import OperationCode
+from extractor.nls import NlsSettings
+from extractor.pipeline.change_builder import (
+    DISPOSITIONS,
+    ChangeBuilder,
+    TransactionChanges,
+    TransactionInfo,
+)
+from tests.assemble.rows import ROWID_1, XID_A, row
+
+EMP = TableDef(
+    "SCOTT",
+    "EMP",
+    (ColumnDef("ID", 1, "NUMBER", 22, 10, 0, nullable=False), ColumnDef("NAME", 2, "VARCHAR2", 20)),
+    ("ID",),
+    "ALL",
+)
+SQL_REDO: dict[int, str] = {
+    1: """insert into "SCOTT"."EMP"("ID","NAME") values ('1','a');""",
+    2: """delete from "SCOTT"."EMP" where "ID" = '1' and "NAME" = 'a';""",
+    3: """update "SCOTT"."EMP" set "NAME" = 'b' where "ID" = '1' and "NAME" = 'a';""",
+    5: """alter table "SCOTT"."EMP" add ("X" NUMBER);""",
+    68: """XML DOC BEGIN:  select "NAME" from "SCOTT"."EMP" where "ID" = '1'""",
+    91: """32K VARCHAR BEGIN:  select "NAME" from "SCOTT"."EMP" where "ID" = '1'""",
+}
+# The expected outcome of each code, written down independently of the code under test.
+APPLIED = {1, 2, 3}
+PASSED_ON = {5}
+IGNORED = {0, 6, 7, 25, 27, 34, 36}  # no row change (or consumed by the assembler)
+QUARANTINED = {9, 10, 11, 28, 29, 68, 70, 71, 91, 92, 93, 255}
+UNKNOWN = {4, 8, 99, 200}
+
+
+def build(code: int) -> TransactionChanges:
+    builder = ChangeBuilder(lambda owner, name, refresh: EMP, lambda o, t: True, NlsSettings())
+    info = TransactionInfo(XID_A, 120, None)
+    data = row(code, XID_A, 110, row_id=ROWID_1, sql_redo=SQL_REDO.get(code, "whatever"))
+    return builder.build(info, [replace(data, seg_owner="SCOTT", table_name="EMP")])
+
+
+def test_the_expectations_cover_every_documented_code() -> None:
+    assert {int(c) for c in OperationCode} == APPLIED | PASSED_ON | IGNORED | QUARANTINED
+    assert set(DISPOSITIONS) == set(OperationCode)
+
+
+@pytest.mark.parametrize("code", sorted(APPLIED))
+def test_dml_codes_become_change_records(code: int) -> None:
+    changes = build(code)
+    records = changes.records[("SCOTT", "EMP")]
+    assert records and not changes.quarantined and not changes.ddl_rows
+
+
+@pytest.mark.parametrize("code", sorted(PASSED_ON))
+def test_ddl_is_passed_on(code: int) -> None:
+    changes = build(code)
+    assert [r.operation_code for r in changes.ddl_rows] == [code]
+    assert not changes.records and not changes.quarantined
+
+
+@pytest.mark.parametrize("code", sorted(QUARANTINED | UNKNOWN))
+def test_codes_that_cannot_be_applied_are_quarantined_with_a_reason(code: int) -> None:
+    changes = build(code)
+    assert not changes.records and not changes.ddl_rows
+    assert [q.operation_code for q in changes.quarantined] == [code]
+    reason = changes.quarantined[0].reason
+    assert str(code) in reason or "LOB" in reason
+
+
+@pytest.mark.parametrize("code", sorted(IGNORED))
+def test_codes_without_a_row_change_are_ignored(code: int) -> None:
+    changes = build(code)
+    assert not changes.records and not changes.ddl_rows and not changes.quarantined

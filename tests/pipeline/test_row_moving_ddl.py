@@ -1,0 +1,118 @@
+"""DDL that changes ROWIDs with no DML in the redo (ALTER TABLE … MOVE, SHRINK SPACE,
+partition maintenance, FLASHBACK TABLE): the extractor snapshots the table again, and the
+snapshot's reset marker retires every version keyed by an old ROWID."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from extractor.pipeline.change_builder import is_row_moving
+from tests.pipeline.test_extract_to_staging import (
+    ITEMS,
+    LOGS,
+    NOTES,
+    assert_staging_matches_truth,
+    make_config,
+    run_cycle,
+    seed_database,
+    staged_rows,
+)
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        'alter table "APP"."NOTES" move;',
+        "ALTER TABLE app.notes MOVE ONLINE TABLESPACE users",
+        'alter table "APP"."LOGS" shrink space;',
+        'alter table "APP"."my table" shrink space compact',
+        "alter table app.sales split partition p1 at (100) into (partition a, partition b)",
+        "ALTER TABLE APP.SALES MERGE PARTITIONS P1, P2 INTO PARTITION P12",
+        "alter table app.sales exchange partition p1 with table app.stage",
+        "alter table app.sales move subpartition s1",
+        "alter table app.sales drop partition p1",
+        "alter table app.sales truncate partition p1",
+        "alter table app.sales coalesce partition",
+        "flashback table app.notes to scn 123456",
+    ],
+)
+def test_row_moving_ddl_is_recognised(statement: str) -> None:
+    assert is_row_moving(statement)
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "alter table app.notes add (c number)",
+        "alter table app.notes enable row movement",
+        'alter table "APP"."MOVE" add ("X" number)',
+        "truncate table app.notes",  # a reset marker of its own, no new snapshot needed
+        "alter table app.notes modify (txt varchar2(200))",
+        "create table app.move (id number)",
+        None,
+    ],
+)
+def test_other_ddl_is_not(statement: str | None) -> None:
+    assert not is_row_moving(statement)
+
+
+@pytest.mark.spark
+def test_a_move_and_a_shrink_resnapshot_the_tables_and_the_replica_stays_exact(
+    spark: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    config = make_config(tmp_path, "t_row_moving")
+    db, open_before = seed_database()
+    open_before.rollback()
+    run_cycle(spark, config, db, lambda e: e.snapshot())
+    (freed,) = [r["ROWID"] for r in db.truth("APP", "LOGS", db.current_scn()) if r["N"] == 1]
+    deleted = db.begin()
+    deleted.delete("APP", "LOGS", freed)
+    deleted.commit()
+    moved_notes = db.move_rows("APP", "NOTES", "move")
+    moved_logs = db.move_rows("APP", "LOGS", "shrink")
+    assert not set(moved_notes) & set(moved_notes.values())  # a new segment: all new ROWIDs
+    assert freed in moved_logs.values()  # compacted: a live row now has a deleted row's ROWID
+    after = db.begin()  # changes by the new ROWIDs: partial images under MINIMAL logging
+    after.update("APP", "NOTES", lambda r: r["ID"] == 2, {"FLAG": "N"})
+    after.update("APP", "LOGS", lambda r: r["N"] == 3, {"MSG": "after the shrink"})
+    after.insert("APP", "ITEMS", {"ID": 9, "NAME": "not moved", "QTY": 1})
+    after.commit()
+
+    with caplog.at_level(logging.WARNING):
+        first = run_cycle(spark, config, db, lambda e: e.stream_once())
+    assert "APP.NOTES: alter table" in caplog.text and "snapshotted again" in caplog.text
+    pending = run_cycle(spark, config, db, lambda e: set(e.checkpoint.tables))
+    assert pending == {"APP.ITEMS"}  # NOTES and LOGS wait for their new snapshot
+
+    late = db.begin()
+    late.update("APP", "NOTES", lambda r: r["ID"] == 3, {"TXT": "after the new snapshot"})
+    late.commit()
+    again = run_cycle(spark, config, db, lambda e: e.snapshot())
+    assert set(again.tables) == {"APP.NOTES", "APP.LOGS"}
+    result = run_cycle(spark, config, db, lambda e: e.stream_once())
+    assert result.mined_to_scn >= first.mined_to_scn
+    assert_staging_matches_truth(spark, config, db, result.mined_to_scn)
+    stats = run_cycle(spark, config, db, lambda e: e.stats.table("APP.NOTES").resnapshots)
+    assert stats == 1
+
+
+@pytest.mark.spark
+def test_every_snapshot_ends_with_a_reset_marker_at_its_scn(spark: Any, tmp_path: Path) -> None:
+    config = make_config(tmp_path, "t_snapshot_marker")
+    db, open_before = seed_database()
+    open_before.rollback()
+    run_cycle(spark, config, db, lambda e: e.snapshot())
+    scn = run_cycle(spark, config, db, lambda e: e.checkpoint.tables["APP.ITEMS"].snapshot_scn)
+    for table in (ITEMS, NOTES, LOGS):
+        rows = staged_rows(spark, config, table)
+        markers = [r for r in rows if r["_op"] == "t"]
+        assert len(markers) == 1, table.name
+        marker = markers[0]
+        assert (marker["_scn"], marker["_commit_scn"], marker["_redo_pos"]) == (scn, scn, 0)
+        assert marker["_xid"] is None and marker["_row_id"] is None and marker["_present"] == []
+        snapshot_batches = {r["_batch_id"] for r in rows if r["_op"] == "r"}
+        assert marker["_batch_id"] > max(snapshot_batches)

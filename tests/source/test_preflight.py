@@ -1,0 +1,224 @@
+"""Pre-flight checks (``oracdc check``, start of ``oracdc sync``) against the simulator: each
+database setting and grant the extractor needs is switched off in turn and must fail its
+check with the statement that fixes it, the others staying ok."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from extractor.cli import sync as sync_cli
+from extractor.cli.main import main
+from extractor.config import config_from_mapping
+from extractor.pipeline.preflight import PreflightError, require_ready, source_checks
+from extractor.sim.database import SimDatabase
+from extractor.sim.dbapi import SimConnection
+from extractor.source.oracle.oracle_source import OracleSource
+from extractor.source.oracle.preflight import CheckOutcome, run_checks, table_logging
+from tests.sim.sim_tables import one_table
+
+ALL_LOGGED = one_table(("NAME", "VARCHAR2(20)"), name="ALL_LOGGED")
+PK_LOGGED = one_table(("NAME", "VARCHAR2(20)"), name="PK_LOGGED", logging="PRIMARY KEY")
+
+
+def _database() -> SimDatabase:
+    db = SimDatabase()
+    db.create_table(ALL_LOGGED)
+    db.create_table(PK_LOGGED)
+    return db
+
+
+def _checks(db: SimDatabase, tables: tuple[Any, ...] = (ALL_LOGGED,)) -> dict[str, CheckOutcome]:
+    outcomes = run_checks(SimConnection(db), "C##CDC", list(tables), db.current_scn())
+    return {o.name: o for o in outcomes}
+
+
+def _not_ok(outcomes: dict[str, CheckOutcome]) -> dict[str, str]:
+    return {name: o.status for name, o in outcomes.items() if o.status != "ok"}
+
+
+def test_a_database_ready_for_capture_passes_every_check() -> None:
+    outcomes = _checks(_database())
+    assert _not_ok(outcomes) == {}
+    assert {
+        "version",
+        "archive log mode",
+        "minimal supplemental logging",
+        "container",
+        "grant V$LOG",
+        "grant V$LOGMNR_CONTENTS",
+        "privilege LOGMINING",
+        "grant DBMS_LOGMNR",
+        "snapshot read O.ALL_LOGGED",
+        "logging O.ALL_LOGGED",
+    } <= set(outcomes)
+    assert outcomes["version"].found == "Oracle 19.3.0.0.0"
+
+
+def test_noarchivelog_fails_with_the_statements_that_enable_it() -> None:
+    db = _database()
+    db.server.log_mode = "NOARCHIVELOG"
+    outcomes = _checks(db)
+    assert _not_ok(outcomes) == {"archive log mode": "failed"}
+    assert "ALTER DATABASE ARCHIVELOG" in (outcomes["archive log mode"].fix or "")
+
+
+def test_missing_minimal_supplemental_logging_fails() -> None:
+    db = _database()
+    db.server.supplemental_log_data_min = "NO"
+    outcomes = _checks(db)
+    assert _not_ok(outcomes) == {"minimal supplemental logging": "failed"}
+    assert (
+        outcomes["minimal supplemental logging"].fix == "ALTER DATABASE ADD SUPPLEMENTAL LOG DATA;"
+    )
+
+
+def test_implicit_minimal_logging_is_enough() -> None:
+    db = _database()
+    db.server.supplemental_log_data_min = "IMPLICIT"
+    assert _not_ok(_checks(db)) == {}
+
+
+def test_a_release_before_12_1_fails() -> None:
+    db = _database()
+    db.server.version = "11.2.0.4.0"
+    assert _not_ok(_checks(db)) == {"version": "failed"}
+
+
+def test_a_pluggable_database_fails_and_the_root_warns() -> None:
+    db = _database()
+    db.server.cdb = True
+    db.server.container_name = "SALESPDB"
+    pdb = _checks(db)["container"]
+    assert pdb.status == "failed" and "SALESPDB" in pdb.found and "ORA-65040" in pdb.found
+    db.server.container_name = "CDB$ROOT"
+    assert _checks(db)["container"].status == "warning"
+
+
+@pytest.mark.parametrize(
+    ("revoked", "check", "grant"),
+    [
+        ("V$LOG", "grant V$LOG", "GRANT SELECT ON V_$LOG TO C##CDC;"),
+        ("V$ARCHIVED_LOG", "grant V$ARCHIVED_LOG", "GRANT SELECT ON V_$ARCHIVED_LOG TO C##CDC;"),
+        ("GV$TRANSACTION", "grant GV$TRANSACTION", "GRANT SELECT ON GV_$TRANSACTION TO C##CDC;"),
+        ("V$THREAD", "grant V$THREAD", "GRANT SELECT ON V_$THREAD TO C##CDC;"),
+        (
+            "V$LOGMNR_CONTENTS",
+            "grant V$LOGMNR_CONTENTS",
+            "GRANT SELECT ON V_$LOGMNR_CONTENTS TO C##CDC;",
+        ),
+        ("LOGMINING", "privilege LOGMINING", "GRANT LOGMINING TO C##CDC;"),
+        ("DBMS_LOGMNR", "grant DBMS_LOGMNR", "GRANT EXECUTE ON DBMS_LOGMNR TO C##CDC;"),
+    ],
+)
+def test_each_missing_grant_fails_alone_with_its_grant(
+    revoked: str, check: str, grant: str
+) -> None:
+    db = _database()
+    db.server.revoked.add(revoked)
+    outcomes = _checks(db)
+    assert _not_ok(outcomes) == {check: "failed"}
+    assert (outcomes[check].fix or "").startswith(grant)
+
+
+def test_a_missing_flashback_grant_names_the_table() -> None:
+    db = _database()
+    db.server.revoked.add("FLASHBACK O.PK_LOGGED")
+    outcomes = _checks(db, (ALL_LOGGED, PK_LOGGED))
+    failed = {n: o for n, o in outcomes.items() if o.status == "failed"}
+    assert list(failed) == ["snapshot read O.PK_LOGGED"]
+    assert "ORA-01031" in failed["snapshot read O.PK_LOGGED"].found
+    assert '"O"."PK_LOGGED"' in (failed["snapshot read O.PK_LOGGED"].fix or "")
+
+
+def test_table_logging_below_all_warns_with_the_consequence_for_keys() -> None:
+    assert table_logging(ALL_LOGGED).status == "ok"
+    warned = table_logging(PK_LOGGED)
+    assert warned.status == "warning"
+    assert "keyed by ROWID" in warned.found
+    assert warned.fix == 'ALTER TABLE "O"."PK_LOGGED" ADD SUPPLEMENTAL LOG DATA (ALL) COLUMNS;'
+
+
+def test_the_v_logmnr_contents_probe_is_ok_only_through_ora_01306() -> None:
+    db = _database()
+    connection = SimConnection(db)
+    connection.logminer_range = (1, 2)  # a session is open: the view answers normally
+    outcomes = run_checks(connection, "U", [], db.current_scn())
+    assert next(o for o in outcomes if o.name == "grant V$LOGMNR_CONTENTS").found == "readable"
+
+
+def _config(tmp_path: Path) -> Any:
+    return config_from_mapping(
+        {"source": {"kind": "sim"}, "tables": ["O.*"], "data_dir": "data"}, base_dir=tmp_path
+    )
+
+
+def test_require_ready_names_the_first_failure_and_counts_the_rest(tmp_path: Path) -> None:
+    db = _database()
+    db.server.log_mode = "NOARCHIVELOG"
+    db.server.revoked.add("LOGMINING")
+    source = OracleSource(SimConnection(db), nls=db.nls)
+    with pytest.raises(PreflightError) as raised:
+        require_ready(_config(tmp_path), source)
+    line = raised.value.one_line()
+    assert "archive log mode failed" in line and "(and 1 more)" in line
+    assert "oracdc check" in line
+
+
+def test_a_replay_bundle_has_no_database_checks(tmp_path: Path) -> None:
+    class Bundle:
+        pass
+
+    assert source_checks(_config(tmp_path), Bundle()) is None  # type: ignore[arg-type]
+
+
+def _write_config(tmp_path: Path) -> Path:
+    path = tmp_path / "oracdc.yml"
+    path.write_text("source: {kind: sim}\ntables: [O.*]\ndata_dir: data\n", encoding="utf-8")
+    return path
+
+
+def test_oracdc_check_prints_a_line_per_check_and_the_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = _database()
+    db.server.revoked.add("V$ARCHIVED_LOG")
+    monkeypatch.setattr(
+        "extractor.cli.check.open_configured_source",
+        lambda config: OracleSource(SimConnection(db), nls=db.nls),
+    )
+    assert main(["check", "--config", str(_write_config(tmp_path))]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert any(line.startswith("check: FAILED") and "grant V$ARCHIVED_LOG" in line for line in out)
+    assert any("fix: GRANT SELECT ON V_$ARCHIVED_LOG TO <capture user>;" in line for line in out)
+    assert any(line.startswith("check: WARNING") and "logging O.PK_LOGGED" in line for line in out)
+    assert out[-1].endswith("1 failed")
+    db.server.revoked.clear()
+    assert main(["check", "--config", str(_write_config(tmp_path))]) == 0
+
+
+def test_sync_stops_before_its_first_cycle_when_a_check_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = _database()
+    db.server.supplemental_log_data_min = "NO"
+    cycles: list[object] = []
+
+    @contextmanager
+    def runtime(config: Any) -> Iterator[Any]:
+        class Runtime:
+            source = OracleSource(SimConnection(db), nls=db.nls)
+
+        yield Runtime()
+
+    monkeypatch.setattr(sync_cli, "open_runtime", runtime)
+    monkeypatch.setattr(sync_cli, "run_cycle", lambda rt, dbt: cycles.append(rt))
+    assert main(["sync", "--once", "--config", str(_write_config(tmp_path))]) == 1
+    assert cycles == []
+    err = capsys.readouterr().err
+    assert "pre-flight check minimal supplemental logging failed" in err
+    assert "ALTER DATABASE ADD SUPPLEMENTAL LOG DATA;" in err
