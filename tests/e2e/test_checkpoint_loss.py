@@ -10,16 +10,10 @@ from typing import Any
 
 import pytest
 
-from extractor.config import config_from_mapping
-from extractor.demo import prepare_work_dir
 from extractor.land.checkpoint import CHECKPOINT_FILE
-from extractor.land.spark_session import run_dbt
-from extractor.pipeline.runtime import open_runtime
-from extractor.pipeline.sync import dbt_settings, run_cycle
 from extractor.sim.database import SimDatabase
 from extractor.sim.workload import WorkloadRunner, WorkloadSpec
-from extractor.source.factory import open_source
-from extractor.verify.compare import compare_table
+from tests.e2e.sim_project import sim_project, sync_and_compare
 
 pytestmark = pytest.mark.spark
 
@@ -36,38 +30,17 @@ def test_a_sync_after_the_checkpoint_was_moved_aside_reaches_the_replicas(
     spec = WorkloadSpec(tables=3, seed=5, delete_ratio=0.0, pk_update_ratio=0.0, interleave=4)
     workload = WorkloadRunner(db, spec)
     workload.run(60)
-    work = tmp_path / "project"
-    prepare_work_dir(work)
-    monkeypatch.setenv("ORACDC_DBT_SCHEMA", REPLICA_SCHEMA)
-    config = config_from_mapping(
-        {
-            "source": {"kind": "sim"},
-            "tables": ["SIM.*"],
-            "data_dir": "data",
-            "staging_schema": STAGING_SCHEMA,
-            "snapshot_batch_rows": 25,
-            "dbt": {"project_dir": "."},
-        },
-        base_dir=work,
+    config = sim_project(
+        tmp_path / "project", monkeypatch, REPLICA_SCHEMA, STAGING_SCHEMA, snapshot_batch_rows=25
     )
-    assert run_dbt(["deps"], project_dir=work, profiles_dir=work).success
 
-    def sync_and_compare() -> list[str]:
-        source = open_source({"kind": "sim", "database": db})
-        with open_runtime(config, source=source, spark=spark) as runtime:
-            run_cycle(runtime, dbt_settings(config))
-            scn = runtime.extractor.checkpoint.mined_to_scn
-            tables = runtime.extractor.registry.resolve()
-        assert scn is not None
-        truth = open_source({"kind": "sim", "database": db})
-        results = [compare_table(t, truth, spark, REPLICA_SCHEMA, scn) for t in tables]
-        differing = [r for r in results if not r.matches]
-        return [f"{r.table}: {r.missing} missing, {r.changed} changed" for r in differing]
+    def sync() -> list[str]:
+        return sync_and_compare(spark, config, db, REPLICA_SCHEMA)
 
-    assert sync_and_compare() == []
+    assert sync() == []
     checkpoint = config.data_dir / CHECKPOINT_FILE
     checkpoint.rename(checkpoint.with_name(CHECKPOINT_FILE + ".damaged"))
     workload.run(40)
-    assert sync_and_compare() == []  # the re-snapshot (it carries the new rows)
+    assert sync() == []  # the re-snapshot (it carries the new rows)
     workload.run(40)
-    assert sync_and_compare() == []  # the stream after it
+    assert sync() == []  # the stream after it
