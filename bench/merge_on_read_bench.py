@@ -39,12 +39,15 @@ def recent_queries(compiled: str, replica: str) -> tuple[str, str]:
     """(with base rows, full images only) queries of the "recent" table, from the model's
     compiled incremental SQL with its watermark moved back by one batch."""
     watermark = f"(select coalesce(max(_batch_id), -1) from {replica})"
-    if watermark not in compiled or "from current_rows\n" not in compiled:
+    replica_scan = "from current_rows as replica\n"
+    if watermark not in compiled or replica_scan not in compiled:
         raise RuntimeError("the compiled model is not the incremental consolidation query")
     query = compiled.replace(watermark, f"({watermark} - 1)")
     start = query.index("bucketed as (")
     with_base = query[: query.index("\n),", start)] + "\n)\nselect * from bucketed"
-    full_images = with_base.replace("from current_rows\n", "from current_rows where false\n")
+    full_images = with_base.replace(
+        replica_scan, "from (select * from current_rows where false) as replica\n"
+    )
     return with_base, full_images
 
 
