@@ -39,9 +39,8 @@ LOG = logging.getLogger(__name__)
 
 Columns = tuple[tuple[str, str], ...]
 
-# Rows per Parquet file an append writes: createDataFrame makes one partition per 10,000 rows
-# (Arrow batch size); coalescing them halved append time on local[2] (docs/landing.md).
-ROWS_PER_FILE = 500_000
+# Spark's cap on rows per written file; the writer holds it at 0 (no cap) during its inserts.
+_MAX_RECORDS_PER_FILE = "spark.sql.files.maxRecordsPerFile"
 
 _ERRORS_ARROW = pa.schema(
     [
@@ -174,8 +173,17 @@ class StagingWriter:
         if data.num_rows == 0:
             return 0
         frame = self._spark.createDataFrame(_in_table_order(name, columns, data))
-        files = max(1, -(-data.num_rows // ROWS_PER_FILE))
-        frame.coalesce(files).write.insertInto(name)
+        # One file per table and batch: the job commit then moves the batch into the table in
+        # one rename, so a concurrent dbt run lists all of it or none (docs/dbt.md, "A batch
+        # seen in part"). A session cap on rows per file would split it: lifted meanwhile.
+        cap = self._spark.conf.get(_MAX_RECORDS_PER_FILE, "0")
+        if cap != "0":
+            self._spark.conf.set(_MAX_RECORDS_PER_FILE, "0")
+        try:
+            frame.coalesce(1).write.insertInto(name)
+        finally:
+            if cap != "0":
+                self._spark.conf.set(_MAX_RECORDS_PER_FILE, cap)
         return int(data.num_rows)
 
     def _exists(self, table_name: str) -> bool:

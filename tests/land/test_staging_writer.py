@@ -294,6 +294,31 @@ def test_max_batch_id_spans_staging_and_audit_tables(
     assert writer.max_batch_id() == 21
 
 
+def test_a_batch_lands_as_one_file_even_under_a_rows_per_file_cap(
+    spark: Any, writer: StagingWriter
+) -> None:
+    """One file per table and batch is what makes a batch appear whole to a concurrent dbt
+    run (a job commit moves it in one rename); a session cap on rows per file must not split
+    it, and stays the session's setting afterwards."""
+    table = replace(EMP, name="ONE_FILE")
+    records = [
+        _record(table, "c", {"ID": n, "NAME": f"n{n}", "SALARY": None}, full_image=True,
+                redo_pos=n)
+        for n in range(25)
+    ]  # fmt: skip
+    spark.conf.set("spark.sql.files.maxRecordsPerFile", "10")
+    try:
+        writer.append(table, change_batch(table, records, batch_id=12, extracted_at=EXTRACTED_AT))
+        assert spark.conf.get("spark.sql.files.maxRecordsPerFile") == "10"
+    finally:
+        spark.conf.unset("spark.sql.files.maxRecordsPerFile")
+    files = spark.sql(
+        f"SELECT count(DISTINCT f) AS n FROM (SELECT input_file_name() AS f, _batch_id "
+        f"FROM {SCHEMA}.hr__one_file_log) WHERE _batch_id = 12"
+    ).collect()[0]["n"]
+    assert (writer.landed_rows(table), files) == (25, 1)
+
+
 def test_empty_batch_writes_nothing(writer: StagingWriter) -> None:
     assert writer.append(EMP, change_batch(EMP, [], batch_id=99, extracted_at=EXTRACTED_AT)) == 0
 
