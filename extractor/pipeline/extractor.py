@@ -590,14 +590,21 @@ def _unpack_redo(redo_pos: int) -> tuple[int, int, int, int]:
 
 @contextmanager
 def open_extractor(
-    config: OracdcConfig, source: Source, spark: object, **options: object
+    config: OracdcConfig,
+    source: Source,
+    spark: object,
+    *,
+    writer: StagingWriter | None = None,
+    **options: object,
 ) -> Iterator[Extractor]:
-    """An Extractor over ``source`` landing through ``spark``; closes its checkpoint lock.
+    """An Extractor over ``source`` landing through ``spark`` (or through ``writer``, a
+    test's stand-in for the staging tables); closes its checkpoint lock.
 
     Batch ids continue above the highest one in staging (one query per start): a lost or
     restored checkpoint would otherwise reuse ids at or below dbt's watermark."""
     with CheckpointStore(config.data_dir) as store:
-        writer = StagingWriter(spark, config.staging_schema)
+        if writer is None:
+            writer = StagingWriter(spark, config.staging_schema)
         store.continue_batch_ids_above(writer.max_batch_id())
         extractor = Extractor(config, source, writer, store, **options)  # type: ignore[arg-type]
         try:

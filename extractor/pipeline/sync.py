@@ -24,7 +24,7 @@ from extractor.dictionary import TableDef
 from extractor.errors import OracdcError
 from extractor.land.spark_session import default_project_dir, run_dbt
 from extractor.pipeline.consolidation_state import landed_batches, record_consolidated
-from extractor.pipeline.extractor import SnapshotResult, StreamResult
+from extractor.pipeline.extractor import Extractor, SnapshotResult, StreamResult
 from extractor.pipeline.runtime import Runtime
 
 LOG = logging.getLogger(__name__)
@@ -113,6 +113,24 @@ def run_cycle(runtime: Runtime, dbt: DbtSettings) -> CycleReport:
     """One sync cycle; each step's failure is reported as that step's SyncStepError."""
     seconds: dict[str, float] = {}
     extractor = runtime.extractor
+    snapshot, stream = extract_and_land(extractor, seconds)
+    started = time.monotonic()
+    tables = [t for t in extractor.registry.resolve()]
+    models = _step("generate", lambda: ensure_models(tables, dbt.project_dir))
+    seconds["generate"] = time.monotonic() - started
+    started = time.monotonic()
+    landed = landed_batches(extractor.stats)
+    run_dbt_build(dbt, select=("path:models/replica+",))
+    record_consolidated(runtime.config.data_dir, landed, datetime.now().astimezone())
+    seconds["dbt"] = time.monotonic() - started
+    return CycleReport(snapshot, stream, models, seconds)
+
+
+def extract_and_land(
+    extractor: Extractor, seconds: dict[str, float]
+) -> tuple[SnapshotResult, StreamResult]:
+    """The extraction part of a cycle: snapshot new tables, mine to the current SCN, land.
+    Adds the time of the first snapshot and of the rest to ``seconds``."""
     started = time.monotonic()
     snapshot = _step("snapshot", extractor.snapshot)
     seconds["snapshot"] = time.monotonic() - started
@@ -124,16 +142,7 @@ def run_cycle(runtime: Runtime, dbt: DbtSettings) -> CycleReport:
         snapshot = snapshot.then(_step("snapshot", extractor.snapshot))
         stream = stream.then(_step("stream", extractor.stream_once))
     seconds["extract+land"] = time.monotonic() - started
-    started = time.monotonic()
-    tables = [t for t in extractor.registry.resolve()]
-    models = _step("generate", lambda: ensure_models(tables, dbt.project_dir))
-    seconds["generate"] = time.monotonic() - started
-    started = time.monotonic()
-    landed = landed_batches(extractor.stats)
-    run_dbt_build(dbt, select=("path:models/replica+",))
-    record_consolidated(runtime.config.data_dir, landed, datetime.now().astimezone())
-    seconds["dbt"] = time.monotonic() - started
-    return CycleReport(snapshot, stream, models, seconds)
+    return snapshot, stream
 
 
 def _step(name: str, action: Any) -> Any:

@@ -2,8 +2,16 @@
 staging, dbt) with crashes injected at random points, then every replica compared row by row
 and column by column with the simulator's committed state at the SCN the replica is at.
 
-Used by ``test_harness.py`` (a fixed set of seeds in CI); ``ORACDC_HARNESS_SEEDS=N`` runs N
-more seeds (``ORACDC_HARNESS_SEEDS=1000`` for a long run).
+Two ways to run a seed, with the same workload, knobs, crash points and checkpoint losses:
+
+- ``run_case`` (``test_harness.py``): the whole pipeline, Spark staging tables and ``dbt
+  build``; minutes a seed.
+- ``run_case_fast`` (``test_harness_fast.py``): the extractor alone, staging in memory and the
+  test reference consolidation in place of dbt; seconds a seed, so it runs many seeds.
+
+Each test runs a fixed set of seeds in CI; ``ORACDC_HARNESS_SEEDS=N`` adds N more seeds to
+both (``ORACDC_HARNESS_SEEDS=1000 ./scripts/test.sh tests/e2e/test_harness_fast.py`` for a long
+run of the extractor; docs/simulator.md).
 """
 
 from __future__ import annotations
@@ -18,15 +26,19 @@ from typing import Any
 
 from extractor.config import OracdcConfig, config_from_mapping
 from extractor.demo import prepare_work_dir
+from extractor.dictionary import TableDef
 from extractor.land.checkpoint import CHECKPOINT_FILE
 from extractor.land.spark_session import run_dbt
+from extractor.pipeline.extractor import FaultHook, open_extractor
 from extractor.pipeline.runtime import open_runtime
-from extractor.pipeline.sync import dbt_settings, run_cycle
+from extractor.pipeline.sync import dbt_settings, extract_and_land, run_cycle
 from extractor.sim.database import SimDatabase
 from extractor.sim.workload import WorkloadRunner, WorkloadSpec
 from extractor.source.base import Source
 from extractor.source.factory import open_source
 from extractor.verify.compare import TableComparison, compare_table
+from tests.e2e.memory_staging import MemoryStagingWriter
+from tests.pipeline.reference_replica import consolidate, differences, truth_by_key
 
 FAULT_POINTS = (
     "snapshot:after_land",
@@ -80,7 +92,54 @@ def extra_seeds() -> list[int]:
 
 
 def run_case(spark: Any, work_root: Path, case: HarnessCase) -> HarnessOutcome:
-    rng = random.Random(case.seed)
+    """The whole pipeline: extractor, Spark staging tables, ``dbt build`` of the replicas,
+    which are compared with the simulator's committed state."""
+    db, workload, small_windows = _workload(case)
+    config = _project(work_root / f"seed{case.seed}", case, small_windows=small_windows)
+    dbt = dbt_settings(config)
+
+    def cycle(fault: FaultHook | None) -> None:
+        with open_runtime(config, source=_source(db), spark=spark, fault=fault) as runtime:
+            run_cycle(runtime, dbt)
+
+    crashes = _run_cycles(case, config, workload, cycle)
+    with open_runtime(config, source=_source(db), spark=spark) as runtime:
+        scn = runtime.extractor.checkpoint.mined_to_scn
+        assert scn is not None
+        comparisons = [
+            compare_table(table, runtime.source, spark, _replica_schema(case), scn)
+            for table in runtime.extractor.registry.resolve()
+        ]
+    return HarnessOutcome(case, crashes, comparisons)
+
+
+def run_case_fast(work_root: Path, case: HarnessCase) -> HarnessOutcome:
+    """The extractor alone, at a few seconds a seed: staging tables in memory and the test
+    reference consolidation (``tests/pipeline/reference_replica.py``, dbt's rules) in place of
+    Spark and dbt, compared with the simulator's committed state. Same workloads, knobs, crash
+    points and checkpoint losses as ``run_case``."""
+    db, workload, small_windows = _workload(case)
+    config = _config(work_root / f"seed{case.seed}", case, small_windows=small_windows)
+    staging = MemoryStagingWriter(config.staging_schema)
+
+    def cycle(fault: FaultHook | None) -> None:
+        with open_extractor(config, _source(db), None, writer=staging, fault=fault) as extractor:
+            extract_and_land(extractor, {})
+
+    crashes = _run_cycles(case, config, workload, cycle)
+    with open_extractor(config, _source(db), None, writer=staging) as extractor:
+        scn = extractor.checkpoint.mined_to_scn
+        assert scn is not None
+        comparisons = [
+            _compare_with_reference(db, staging, table, scn)
+            for table in extractor.registry.resolve()
+        ]
+    return HarnessOutcome(case, crashes, comparisons)
+
+
+def _workload(case: HarnessCase) -> tuple[SimDatabase, WorkloadRunner, bool]:
+    """The simulated database with this seed's knobs, after the first cycle's workload; and
+    whether mining uses small windows."""
     # Half the seeds: XID sequence FFFFFFFF on the end rows of transactions spanning mining
     # sessions (production Oracle), with small windows so that many do. Own random stream.
     partial_xid_rate = random.Random(f"ffffffff-{case.seed}").choice((0.0, 0.5))
@@ -108,34 +167,35 @@ def run_case(spark: Any, work_root: Path, case: HarnessCase) -> HarnessOutcome:
     )
     workload = WorkloadRunner(db, spec)
     workload.run(case.transactions_per_cycle)
-    work_dir = work_root / f"seed{case.seed}"
-    config = _project(work_dir, case, small_windows=partial_xid_rate > 0)
-    dbt = dbt_settings(config)
+    return db, workload, partial_xid_rate > 0
+
+
+def _run_cycles(
+    case: HarnessCase,
+    config: OracdcConfig,
+    workload: WorkloadRunner,
+    cycle: Callable[[FaultHook | None], None],
+) -> list[str]:
+    """The seed's cycles, each with a workload after it, crashes at random fault points and
+    checkpoint losses; returns what was injected, in order."""
+    rng = random.Random(case.seed)
     crashes: list[str] = []
     loss_rng = random.Random(f"checkpoint-loss-{case.seed}")
-    for cycle in range(case.cycles + 1):
-        point = rng.choice(FAULT_POINTS) if cycle < case.cycles and rng.random() < 0.7 else None
-        _cycle_with_restart(spark, config, db, dbt, point, crashes)
-        if cycle < case.cycles and loss_rng.random() < case.checkpoint_loss_ratio:
+    for number in range(case.cycles + 1):
+        point = rng.choice(FAULT_POINTS) if number < case.cycles and rng.random() < 0.7 else None
+        _cycle_with_restart(cycle, point, crashes)
+        if number < case.cycles and loss_rng.random() < case.checkpoint_loss_ratio:
             _lose_checkpoint(config, crashes)
             point = loss_rng.choice(FAULT_POINTS) if loss_rng.random() < 0.5 else None
-            _cycle_with_restart(spark, config, db, dbt, point, crashes)
-        if cycle < case.cycles:
+            _cycle_with_restart(cycle, point, crashes)
+        if number < case.cycles:
             workload.run(case.transactions_per_cycle)
-    with open_runtime(config, source=_source(db), spark=spark) as runtime:
-        scn = runtime.extractor.checkpoint.mined_to_scn
-        assert scn is not None
-        comparisons = [
-            compare_table(table, runtime.source, spark, _replica_schema(case), scn)
-            for table in runtime.extractor.registry.resolve()
-        ]
-    return HarnessOutcome(case, crashes, comparisons)
+    return crashes
 
 
 def _cycle_with_restart(
-    spark: Any, config: OracdcConfig, db: SimDatabase, dbt: Any, point: str | None,
-    crashes: list[str],
-) -> None:  # fmt: skip
+    cycle: Callable[[FaultHook | None], None], point: str | None, crashes: list[str]
+) -> None:
     fired: list[str] = []
 
     def fault(at: str) -> None:
@@ -145,12 +205,28 @@ def _cycle_with_restart(
             raise InjectedCrash(at)
 
     try:
-        with open_runtime(config, source=_source(db), spark=spark, fault=fault) as runtime:
-            run_cycle(runtime, dbt)
+        cycle(fault)
     except InjectedCrash:
         # The process "died": a new one starts from the checkpoint and completes the cycle.
-        with open_runtime(config, source=_source(db), spark=spark) as runtime:
-            run_cycle(runtime, dbt)
+        cycle(None)
+
+
+def _compare_with_reference(
+    db: SimDatabase, staging: MemoryStagingWriter, table: TableDef, scn: int
+) -> TableComparison:
+    current = db.table(table.owner, table.name)
+    replica = consolidate(current, staging.staged_rows(table))
+    expected = truth_by_key(current, db.truth(table.owner, table.name, scn))
+    found = differences(expected, replica, limit=len(expected) + len(replica) + 1)
+    return TableComparison(
+        table=table.qualified_name,
+        source_rows=len(expected),
+        replica_rows=len(replica),
+        missing=sum(1 for d in found if d.startswith("missing ")),
+        extra=sum(1 for d in found if d.startswith("extra ")),
+        changed=sum(1 for d in found if not d.startswith(("missing ", "extra "))),
+        examples=tuple(found[:5]),
+    )
 
 
 def _lose_checkpoint(config: OracdcConfig, crashes: list[str]) -> None:
@@ -171,11 +247,19 @@ def _replica_schema(case: HarnessCase) -> str:
 
 
 def _project(work_dir: Path, case: HarnessCase, *, small_windows: bool = False) -> OracdcConfig:
+    """The seed's configuration in a dbt project of its own (the demo's, with its packages)."""
     prepare_work_dir(work_dir)
     if case.tables != 5:
         shutil.rmtree(work_dir / "models" / "views", ignore_errors=True)
     os.environ["ORACDC_DBT_SCHEMA"] = _replica_schema(case)
-    config = config_from_mapping(
+    config = _config(work_dir, case, small_windows=small_windows)
+    deps = run_dbt(["deps"], project_dir=work_dir, profiles_dir=work_dir)
+    assert deps.success, deps.exception
+    return config
+
+
+def _config(work_dir: Path, case: HarnessCase, *, small_windows: bool) -> OracdcConfig:
+    return config_from_mapping(
         {
             "source": {"kind": "sim"},
             "tables": ["SIM.*"],
@@ -192,9 +276,3 @@ def _project(work_dir: Path, case: HarnessCase, *, small_windows: bool = False) 
         },
         base_dir=work_dir,
     )
-    deps = run_dbt(["deps"], project_dir=work_dir, profiles_dir=work_dir)
-    assert deps.success, deps.exception
-    return config
-
-
-Runner = Callable[[Any, Path, HarnessCase], HarnessOutcome]

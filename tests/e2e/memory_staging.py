@@ -1,0 +1,73 @@
+"""Staging tables held in memory: the production ``StagingWriter`` with its Spark calls
+replaced, for the fast harness (``test_harness_fast.py``).
+
+Everything above the storage is the production code: the column cache and evolution, the type
+check, the column order check of each batch, the audit rows. Only creating, altering, appending
+and counting go to a dictionary of Arrow tables instead of Spark. One instance stands for the
+staging schema on disk: the harness hands the same one to every "process" it starts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyarrow as pa
+
+from extractor.dictionary import TableDef
+from extractor.land.staging_writer import Columns, StagingWriter, _in_table_order
+
+
+class MemoryStagingWriter(StagingWriter):
+    """A staging schema whose tables are lists of Arrow batches."""
+
+    def __init__(self, schema: str) -> None:  # no Spark session
+        self._schema = schema
+        self._columns: dict[str, Columns] = {}
+        self._table_columns: dict[str, Columns] = {}
+        self._batches: dict[str, list[pa.Table]] = {}
+
+    def staged_rows(self, table: TableDef) -> list[dict[str, Any]]:
+        """Every row landed for ``table``, each with every column of the table (NULL in rows
+        landed before a column was added), as Spark would read them back."""
+        name = self.staging_table(table)
+        columns = [column for column, _ in self._table_columns.get(name, ())]
+        rows: list[dict[str, Any]] = []
+        for batch in self._batches.get(name, []):
+            rows += [{c: row.get(c) for c in columns} for row in batch.to_pylist()]
+        return rows
+
+    def landed_rows(self, table: TableDef) -> int:
+        name = self.staging_table(table)
+        return sum(batch.num_rows for batch in self._batches.get(name, []))
+
+    def max_batch_id(self) -> int | None:
+        ids = [
+            max(batch.column(column).to_pylist())
+            for batches in self._batches.values()
+            for batch in batches
+            for column in ("_batch_id", "batch_id")
+            if column in batch.column_names
+        ]
+        return max(ids, default=None)
+
+    def _ensure(self, name: str, wanted: Columns, *, source: str) -> Columns:
+        existing = self._table_columns.get(name, ())
+        known = {column for column, _ in existing}
+        columns = existing + tuple((c, t) for c, t in wanted if c not in known)
+        self._table_columns[name] = columns
+        return columns
+
+    def _insert(self, name: str, columns: Columns, data: pa.Table) -> int:
+        if data.num_rows == 0:
+            return 0
+        self._batches.setdefault(name, []).append(_in_table_order(name, columns, data))
+        return int(data.num_rows)
+
+    def _exists(self, table_name: str) -> bool:
+        return any(name.split(".")[1].strip("`") == table_name for name in self._table_columns)
+
+    def _table_names(self) -> list[str]:
+        return [name.split(".")[1].strip("`") for name in self._table_columns]
+
+    def _existing_columns(self, name: str) -> Columns:
+        return self._table_columns.get(name, ())
