@@ -69,8 +69,8 @@ def open_source(config: OracdcConfig) -> Source:
     return open_configured_source(config)
 
 
-def replica_scn(config: OracdcConfig) -> int:
-    """``mined_to_scn`` of the checkpoint: the SCN the replicas are consolidated to."""
+def read_checkpoint(config: OracdcConfig) -> Checkpoint:
+    """The extractor's checkpoint; refused when nothing was mined yet."""
     path = config.data_dir / CHECKPOINT_FILE
     try:
         checkpoint = Checkpoint.from_json(json.loads(path.read_text(encoding="utf-8")))
@@ -82,7 +82,7 @@ def replica_scn(config: OracdcConfig) -> int:
         raise VerifyError(
             f"nothing replicated yet (no mined_to_scn in {path})", fix="run `oracdc sync` first"
         )
-    return checkpoint.mined_to_scn
+    return checkpoint
 
 
 def check_scn(requested: int | None, replica: int) -> int:
@@ -120,21 +120,26 @@ def selected_tables(
 
 def run(args: argparse.Namespace) -> int:
     config = config_of(args)
-    scn = check_scn(args.scn, replica_scn(config))
+    checkpoint = read_checkpoint(config)
+    assert checkpoint.mined_to_scn is not None
+    scn = check_scn(args.scn, checkpoint.mined_to_scn)
     schema = replica_schema_of(args)
     options = VerifyOptions(sample=args.sample, max_examples=max(0, args.show), seed=args.seed)
     source = open_source(config)
     try:
         tables = selected_tables(source, config, args.tables)
         spark = cli_options.open_spark(config)
-        source_side = SourceDigests(source, scn, config.snapshot_batch_rows)
         replica_side = ReplicaDigests(spark, schema)
         results: list[TableVerification] = []
         with DifferenceFile(args.out) as out:
             print(f"verify: {len(tables)} table(s) at SCN {scn} (replicas in {schema})", flush=True)
             for table in tables:
+                at = checkpoint.replica_scn_of(table.qualified_name) or scn
+                if at != scn:
+                    print(f"  {table.qualified_name}: snapshotted at SCN {at}, verified there")
+                source_side = SourceDigests(source, at, config.snapshot_batch_rows)
                 result = verify_table(
-                    table, source_side, replica_side, scn, options, on_difference=out.difference
+                    table, source_side, replica_side, at, options, on_difference=out.difference
                 )
                 results.append(result)
                 print("  " + table_line(result), flush=True)

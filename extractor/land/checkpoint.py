@@ -109,6 +109,17 @@ class Checkpoint:
         """A copy with the snapshot state of one table replaced."""
         return replace(self, tables={**self.tables, qualified_name: state})
 
+    def replica_scn_of(self, qualified_name: str) -> int | None:
+        """The SCN of the source state that a table's landed rows add up to: ``mined_to_scn``,
+        or the table's snapshot SCN when that is later. A snapshot reads as of the current
+        SCN while mining stops at the redo written so far, so a table snapshotted after the
+        last window is ahead of the others until mining passes its snapshot SCN."""
+        state = self.tables.get(qualified_name)
+        snapshot = state.snapshot_scn if state is not None and state.status == "done" else None
+        if self.mined_to_scn is None or snapshot is None:
+            return self.mined_to_scn if snapshot is None else snapshot
+        return max(self.mined_to_scn, snapshot)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "format": FORMAT_NAME,

@@ -27,7 +27,7 @@ from typing import Any
 from extractor.config import OracdcConfig, config_from_mapping
 from extractor.demo import prepare_work_dir
 from extractor.dictionary import TableDef
-from extractor.land.checkpoint import CHECKPOINT_FILE
+from extractor.land.checkpoint import CHECKPOINT_FILE, Checkpoint
 from extractor.land.spark_session import run_dbt
 from extractor.pipeline.extractor import FaultHook, open_extractor
 from extractor.pipeline.runtime import open_runtime
@@ -104,10 +104,11 @@ def run_case(spark: Any, work_root: Path, case: HarnessCase) -> HarnessOutcome:
 
     crashes = _run_cycles(case, config, workload, cycle)
     with open_runtime(config, source=_source(db), spark=spark) as runtime:
-        scn = runtime.extractor.checkpoint.mined_to_scn
-        assert scn is not None
+        checkpoint = runtime.extractor.checkpoint
         comparisons = [
-            compare_table(table, runtime.source, spark, _replica_schema(case), scn)
+            compare_table(
+                table, runtime.source, spark, _replica_schema(case), _replica_scn(checkpoint, table)
+            )
             for table in runtime.extractor.registry.resolve()
         ]
     return HarnessOutcome(case, crashes, comparisons)
@@ -128,10 +129,9 @@ def run_case_fast(work_root: Path, case: HarnessCase) -> HarnessOutcome:
 
     crashes = _run_cycles(case, config, workload, cycle)
     with open_extractor(config, _source(db), None, writer=staging) as extractor:
-        scn = extractor.checkpoint.mined_to_scn
-        assert scn is not None
+        checkpoint = extractor.checkpoint
         comparisons = [
-            _compare_with_reference(db, staging, table, scn)
+            _compare_with_reference(db, staging, table, _replica_scn(checkpoint, table))
             for table in extractor.registry.resolve()
         ]
     return HarnessOutcome(case, crashes, comparisons)
@@ -209,6 +209,13 @@ def _cycle_with_restart(
     except InjectedCrash:
         # The process "died": a new one starts from the checkpoint and completes the cycle.
         cycle(None)
+
+
+def _replica_scn(checkpoint: Checkpoint, table: TableDef) -> int:
+    """The SCN to compare ``table`` at: where mining ended, or its later snapshot."""
+    scn = checkpoint.replica_scn_of(table.qualified_name)
+    assert scn is not None
+    return scn
 
 
 def _compare_with_reference(

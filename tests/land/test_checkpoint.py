@@ -180,3 +180,24 @@ def test_with_table_replaces_one_table_state() -> None:
     updated = SAMPLE.with_table("HR.EMP", done)
 
     assert updated.tables == {"HR.EMP": done, "HR.DEPT": SAMPLE.tables["HR.DEPT"]}
+
+
+def test_a_table_snapshotted_after_the_last_window_is_at_its_snapshot_scn() -> None:
+    done = TableSnapshotState("done", snapshot_scn=150, added_at_scn=150)
+    running = TableSnapshotState("running", snapshot_scn=170, added_at_scn=170)
+    checkpoint = (
+        Checkpoint(mined_to_scn=160)
+        .with_table("A.AHEAD", replace_scn(done, 170))
+        .with_table("A.BEHIND", done)
+        .with_table("A.RUNNING", running)
+    )
+    assert [checkpoint.replica_scn_of(t) for t in ("A.AHEAD", "A.BEHIND", "A.RUNNING")] == [
+        170,
+        160,
+        160,
+    ]
+    assert Checkpoint().with_table("A.AHEAD", done).replica_scn_of("A.AHEAD") == 150
+
+
+def replace_scn(state: TableSnapshotState, scn: int) -> TableSnapshotState:
+    return TableSnapshotState(state.status, snapshot_scn=scn, added_at_scn=scn)

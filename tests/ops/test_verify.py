@@ -13,7 +13,7 @@ from extractor.cli import options as cli_options
 from extractor.cli import verify as verify_cli
 from extractor.cli.main import main
 from extractor.dictionary import TableDef
-from extractor.land.checkpoint import CHECKPOINT_FILE, Checkpoint
+from extractor.land.checkpoint import CHECKPOINT_FILE, Checkpoint, TableSnapshotState
 from extractor.verify import canonical
 from extractor.verify.reconcile import VerifyOptions, verify_table
 from extractor.verify.replica_digest import ReplicaDigests
@@ -39,6 +39,11 @@ def _verify(spark: Any, world: SimWorld, schema: str, name: str, **options: Any)
 
 def _customer_ids(world: SimWorld) -> list[int]:
     return sorted(int(i) for i in source_arrow(world, _table(world, "CUSTOMERS"))["id"].to_pylist())
+
+
+def _rows(world: SimWorld, table: TableDef, scn: int) -> list[dict[str, Any]]:
+    batches = world.source.snapshot_batches(table, scn, 10_000)
+    return [row for batch in batches for row in batch.to_pylist()]
 
 
 def _corrupt(spark: Any, world: SimWorld, schema: str, name: str, select: str) -> str:
@@ -159,6 +164,29 @@ def test_the_command_exits_0_when_every_replica_matches(
     code = main(["verify", "--config", str(cli_project), "--replica-schema", matching_schema])
     assert code == 0
     assert "all 5 table(s) match" in capsys.readouterr().out
+
+
+def test_a_table_snapshotted_after_the_last_mined_scn_is_verified_at_its_snapshot(
+    cli_project: Path, matching_schema: str, sim_world: SimWorld, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Mining stops at the redo written so far, a snapshot reads at the current SCN: the
+    table's replica is the source as of its snapshot, not as of mined_to_scn."""
+    behind = sim_world.scn - 60
+    customers = _table(sim_world, "CUSTOMERS")
+    assert _rows(sim_world, customers, behind) != _rows(sim_world, customers, sim_world.scn), (
+        "the workload changed CUSTOMERS in the last 60 SCNs"
+    )
+    done = TableSnapshotState("done", snapshot_scn=sim_world.scn, added_at_scn=sim_world.scn)
+    checkpoint = Checkpoint(mined_to_scn=behind).with_table("SIM.CUSTOMERS", done)
+    (cli_project.parent / "data" / CHECKPOINT_FILE).write_text(
+        json.dumps(checkpoint.to_json()), encoding="utf-8"
+    )
+    code = main([
+        "verify", "--config", str(cli_project), "--replica-schema", matching_schema,
+        "--tables", "SIM.CUSTOMERS",
+    ])  # fmt: skip
+    assert code == 0
+    assert f"SIM.CUSTOMERS: snapshotted at SCN {sim_world.scn}" in capsys.readouterr().out
 
 
 def test_the_command_exits_3_and_writes_every_difference(
