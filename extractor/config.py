@@ -89,10 +89,6 @@ class OracdcConfig:
     def spill_dir(self) -> Path:
         return self.data_dir / "spill"
 
-    @property
-    def checkpoint_path(self) -> Path:
-        return self.data_dir / "checkpoint.json"
-
 
 def load_config(path: Path) -> OracdcConfig:
     """Read and validate ``path``; every problem is a ConfigError naming the key."""

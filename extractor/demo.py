@@ -17,7 +17,7 @@ from pathlib import Path
 from extractor.config import load_config
 from extractor.land.spark_session import default_project_dir, run_dbt
 from extractor.pipeline.runtime import open_runtime
-from extractor.pipeline.sync import SyncStepError, dbt_settings, run_cycle
+from extractor.pipeline.sync import SyncStepError, dbt_settings, first_dbt_failure, run_cycle
 from extractor.sim.database import SimDatabase
 from extractor.sim.workload import WorkloadRunner, WorkloadSpec
 from extractor.source.factory import open_source
@@ -126,7 +126,7 @@ def run_demo(settings: DemoSettings) -> bool:
     with open_runtime(config, source=open_source({"kind": "sim", "database": db})) as runtime:
         deps = run_dbt(["deps"], project_dir=work_dir, profiles_dir=work_dir)
         if not deps.success:
-            raise SyncStepError("dbt deps", str(deps.exception or "failed"))
+            raise SyncStepError("dbt deps", first_dbt_failure(deps)[1])
         for cycle in range(1, settings.cycles + 1):
             started = time.monotonic()
             report = run_cycle(runtime, dbt)

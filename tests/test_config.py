@@ -27,7 +27,6 @@ def test_minimal_file_gets_defaults_and_paths_relative_to_the_file(tmp_path: Pat
     assert config.data_dir == tmp_path / "data"
     assert config.error_policy == "fail"
     assert config.staging_schema == "oracdc_staging"
-    assert config.checkpoint_path == tmp_path / "data" / "checkpoint.json"
 
 
 def test_table_patterns_match_owner_and_table_case_insensitively(tmp_path: Path) -> None:

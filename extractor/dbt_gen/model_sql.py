@@ -19,7 +19,7 @@ def replica_model_sql(table: TableDef) -> str:
     staging = staging_table_name(table.owner, table.name)
     return f"""\
 {{#-- Replica of Oracle {table.qualified_name}: one row per key, the latest committed version.
-     Soft deletes for this table only: add 'oracle_cdc_soft_deletes': true to meta. --#}}
+     Soft deletes for this table only: add 'oracle_cdc__soft_deletes': true to meta. --#}}
 {{%- set file_format = var('oracle_cdc__file_format', 'parquet') -%}}
 
 {{{{
@@ -31,7 +31,7 @@ def replica_model_sql(table: TableDef) -> str:
         unique_key={key},
         on_schema_change='append_new_columns',
         post_hook=["{{{{ oracle_cdc.drop_emptied_buckets() }}}}"],
-        meta={{'oracle_cdc_replica': true, 'oracle_cdc_table': '{table.qualified_name}'}},
+        meta={{'oracle_cdc__replica': true, 'oracle_cdc__table': '{table.qualified_name}'}},
     )
 }}}}
 

@@ -5,35 +5,59 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+import pyarrow as pa
+
+from extractor.land.staging_schema import UTC_TIMESTAMP
 from extractor.logminer_row import LogMinerRow
 
 ERRORS_TABLE: Final = "_oracdc_errors"
 SCHEMA_HISTORY_TABLE: Final = "_oracdc_schema_history"
 
-# (column, Spark type) of each audit table, in table order.
-ERRORS_COLUMNS: Final[tuple[tuple[str, str], ...]] = (
-    ("owner", "STRING"),
-    ("table_name", "STRING"),
-    ("scn", "BIGINT"),
-    ("xid", "STRING"),
-    ("rs_id", "STRING"),
-    ("ssn", "BIGINT"),
-    ("operation_code", "INT"),
-    ("reason", "STRING"),
-    ("sql_redo", "STRING"),
-    ("batch_id", "BIGINT"),
-    ("extracted_at", "TIMESTAMP"),
+# Each audit table's columns, in table order, declared once as Arrow; Spark types follow.
+ERRORS_SCHEMA: Final = pa.schema(
+    [
+        ("owner", pa.string()),
+        ("table_name", pa.string()),
+        ("scn", pa.int64()),
+        ("xid", pa.string()),
+        ("rs_id", pa.string()),
+        ("ssn", pa.int64()),
+        ("operation_code", pa.int32()),
+        ("reason", pa.string()),
+        ("sql_redo", pa.string()),
+        ("batch_id", pa.int64()),
+        ("extracted_at", UTC_TIMESTAMP),
+    ]
 )
-SCHEMA_HISTORY_COLUMNS: Final[tuple[tuple[str, str], ...]] = (
-    ("ddl", "STRING"),
-    ("owner", "STRING"),
-    ("table_name", "STRING"),
-    ("scn", "BIGINT"),
-    ("commit_scn", "BIGINT"),
-    ("applied", "BOOLEAN"),
-    ("batch_id", "BIGINT"),
-    ("extracted_at", "TIMESTAMP"),
+SCHEMA_HISTORY_SCHEMA: Final = pa.schema(
+    [
+        ("ddl", pa.string()),
+        ("owner", pa.string()),
+        ("table_name", pa.string()),
+        ("scn", pa.int64()),
+        ("commit_scn", pa.int64()),
+        ("applied", pa.bool_()),
+        ("batch_id", pa.int64()),
+        ("extracted_at", UTC_TIMESTAMP),
+    ]
 )
+
+_SPARK_TYPES: Final[dict[pa.DataType, str]] = {
+    pa.string(): "STRING",
+    pa.int64(): "BIGINT",
+    pa.int32(): "INT",
+    pa.bool_(): "BOOLEAN",
+    UTC_TIMESTAMP: "TIMESTAMP",
+}
+
+
+def spark_columns(schema: pa.Schema) -> tuple[tuple[str, str], ...]:
+    """(column, Spark DDL type) of an audit table, in table order."""
+    return tuple((field.name, _SPARK_TYPES[field.type]) for field in schema)
+
+
+ERRORS_COLUMNS: Final = spark_columns(ERRORS_SCHEMA)
+SCHEMA_HISTORY_COLUMNS: Final = spark_columns(SCHEMA_HISTORY_SCHEMA)
 
 
 @dataclass(frozen=True, slots=True)

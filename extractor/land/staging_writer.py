@@ -19,8 +19,10 @@ import pyarrow as pa
 from extractor.dictionary import TableDef
 from extractor.land.audit_records import (
     ERRORS_COLUMNS,
+    ERRORS_SCHEMA,
     ERRORS_TABLE,
     SCHEMA_HISTORY_COLUMNS,
+    SCHEMA_HISTORY_SCHEMA,
     SCHEMA_HISTORY_TABLE,
     QuarantinedChange,
     SchemaChange,
@@ -41,34 +43,6 @@ Columns = tuple[tuple[str, str], ...]
 
 # Spark's cap on rows per written file; the writer holds it at 0 (no cap) during its inserts.
 _MAX_RECORDS_PER_FILE = "spark.sql.files.maxRecordsPerFile"
-
-_ERRORS_ARROW = pa.schema(
-    [
-        ("owner", pa.string()),
-        ("table_name", pa.string()),
-        ("scn", pa.int64()),
-        ("xid", pa.string()),
-        ("rs_id", pa.string()),
-        ("ssn", pa.int64()),
-        ("operation_code", pa.int32()),
-        ("reason", pa.string()),
-        ("sql_redo", pa.string()),
-        ("batch_id", pa.int64()),
-        ("extracted_at", pa.timestamp("us", tz="UTC")),
-    ]
-)
-_SCHEMA_HISTORY_ARROW = pa.schema(
-    [
-        ("ddl", pa.string()),
-        ("owner", pa.string()),
-        ("table_name", pa.string()),
-        ("scn", pa.int64()),
-        ("commit_scn", pa.int64()),
-        ("applied", pa.bool_()),
-        ("batch_id", pa.int64()),
-        ("extracted_at", pa.timestamp("us", tz="UTC")),
-    ]
-)
 
 
 class StagingWriter:
@@ -112,7 +86,7 @@ class StagingWriter:
         columns = self._ensure(name, ERRORS_COLUMNS, source="quarantined changes")
         stamp = {"batch_id": batch_id, "extracted_at": extracted_at}
         rows = [{**_fields(error), **stamp} for error in errors]
-        return self._insert(name, columns, pa.Table.from_pylist(rows, schema=_ERRORS_ARROW))
+        return self._insert(name, columns, pa.Table.from_pylist(rows, schema=ERRORS_SCHEMA))
 
     def append_schema_history(
         self, changes: Sequence[SchemaChange], *, batch_id: int, extracted_at: datetime
@@ -122,7 +96,7 @@ class StagingWriter:
         columns = self._ensure(name, SCHEMA_HISTORY_COLUMNS, source="DDL history")
         stamp = {"batch_id": batch_id, "extracted_at": extracted_at}
         rows = [{**_fields(change), **stamp} for change in changes]
-        return self._insert(name, columns, pa.Table.from_pylist(rows, schema=_SCHEMA_HISTORY_ARROW))
+        return self._insert(name, columns, pa.Table.from_pylist(rows, schema=SCHEMA_HISTORY_SCHEMA))
 
     def landed_rows(self, table: TableDef) -> int:
         """Rows in ``table``'s staging table (0 when it does not exist yet)."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from extractor.config import OracdcConfig
@@ -53,7 +52,3 @@ def open_runtime(
     finally:
         if owned_source:
             active_source.close()
-
-
-def config_path(raw: str | None) -> Path:
-    return Path(raw) if raw else Path("oracdc.yml")

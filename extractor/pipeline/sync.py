@@ -100,7 +100,7 @@ def run_dbt_build(dbt: DbtSettings, select: Sequence[str] = ()) -> None:
     )
     if result.success:
         return
-    node, reason = _first_failure(result)
+    node, reason = first_dbt_failure(result)
     raise SyncStepError(
         "dbt build",
         reason,
@@ -154,7 +154,9 @@ def _step(name: str, action: Any) -> Any:
         raise SyncStepError(name, str(error), fix=error.fix) from error
 
 
-def _first_failure(result: Any) -> tuple[str | None, str]:
+def first_dbt_failure(result: Any) -> tuple[str | None, str]:
+    """(failing node, one-line reason) of a failed dbtRunner result: its exception, else the
+    first node that errored or failed."""
     if result.exception is not None:
         return None, " ".join(str(result.exception).split())
     for node_result in getattr(result.result, "results", None) or []:

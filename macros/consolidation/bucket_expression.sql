@@ -11,9 +11,7 @@
 
 
 {% macro default__bucket_expression(key_columns, bucket_count) -%}
-    {{ exceptions.raise_compiler_error(
-        "oracle_cdc.bucket_expression has no implementation for adapter '" ~ adapter.type()
-        ~ "'; define " ~ adapter.type() ~ "__bucket_expression in your project") }}
+    {{ oracle_cdc._adapter_not_supported('bucket_expression') }}
 {%- endmacro %}
 
 

@@ -39,6 +39,11 @@
 
 
 {% macro default__consolidate(staging_relation, key_columns, bucket_count) -%}
+    {{ oracle_cdc._adapter_not_supported('consolidate') }}
+{%- endmacro %}
+
+
+{% macro spark__consolidate(staging_relation, key_columns, bucket_count) -%}
 {%- set soft_deletes = oracle_cdc.soft_deletes_enabled() -%}
 {%- set buckets = bucket_count or var('oracle_cdc__bucket_count', 16) -%}
 {%- set rewrites_buckets = (config.get('incremental_strategy') or 'insert_overwrite') != 'merge' -%}
@@ -49,12 +54,11 @@
 {#-- a reset marker in a new batch touches every key of the replica --#}
 {%- set rewrites_all = incremental and resets.unconsolidated -%}
 {%- set keeps_untouched_rows = incremental and rewrites_buckets and not rewrites_all -%}
-{%- set keys = [] -%}
-{%- for key in key_columns -%}{%- do keys.append(adapter.quote(key)) -%}{%- endfor -%}
+{%- set keys = oracle_cdc._quoted_keys(key_columns) -%}
 {%- set key_list = keys | join(', ') -%}
 {%- set per_key = 'partition by ' ~ key_list -%}
 {%- set bucket = oracle_cdc.bucket_expression(keys, buckets) -%}
-{%- set watermark = '(select coalesce(max(_batch_id), -1) from ' ~ this ~ ')' -%}
+{%- set watermark = oracle_cdc._watermark(this) -%}
 
 with
 
@@ -328,14 +332,7 @@ changed_per_bucket as (
 changed as (
 
     select
-        {%- for column in columns %}
-        case when not _is_deleted then {{ column.quoted }} end as {{ column.quoted }},
-        {%- endfor %}
-        {%- for name in metadata %}
-        case when not _is_deleted then {{ name }} end as {{ name }},
-        {%- endfor %}
-        _is_deleted as _deleted,
-        _bucket
+        {{- oracle_cdc._replica_row_columns(columns, metadata, blank_deleted=true) }}
     from changed_per_bucket
     where
         not _is_deleted
@@ -351,14 +348,7 @@ changed as (
 changed as (
 
     select
-        {%- for column in columns %}
-        {{ column.quoted }},
-        {%- endfor %}
-        {%- for name in metadata %}
-        {{ name }},
-        {%- endfor %}
-        _is_deleted as _deleted,
-        _bucket
+        {{- oracle_cdc._replica_row_columns(columns, metadata) }}
     from bucketed
     {%- if not soft_deletes and (rewrites_buckets or not incremental) %}
     where not _is_deleted
@@ -376,18 +366,7 @@ final as (
 
     {# -- the rest of each rewritten bucket, as it is -- #}
     select
-        {%- for column in columns %}
-        {%- if column.in_replica %}
-        {{ column.quoted }},
-        {%- else %}
-        cast(null as {{ column.data_type }}) as {{ column.quoted }},
-        {%- endif %}
-        {%- endfor %}
-        {%- for name in metadata %}
-        {{ name }},
-        {%- endfor %}
-        _deleted,
-        _bucket
+        {{- oracle_cdc._replica_row_columns(columns, metadata, from_replica=true) }}
     from untouched_rows
     {%- endif %}
 

@@ -12,6 +12,11 @@
 
 
 {% macro default__drop_emptied_buckets(relation) -%}
+    {{ oracle_cdc._adapter_not_supported('drop_emptied_buckets') }}
+{%- endmacro %}
+
+
+{% macro spark__drop_emptied_buckets(relation) -%}
     {# -- hooks are rendered at parse time too; only look at the table when running -- #}
     {%- if execute and (config.get('incremental_strategy') or 'insert_overwrite') != 'merge' -%}
         {%- set emptied_query -%}

@@ -11,5 +11,10 @@
 
 
 {% macro default__incremental_strategy_for(file_format) -%}
+    {{ oracle_cdc._adapter_not_supported('incremental_strategy_for') }}
+{%- endmacro %}
+
+
+{% macro spark__incremental_strategy_for(file_format) -%}
     {{ return('merge' if file_format in ['delta', 'iceberg', 'hudi'] else 'insert_overwrite') }}
 {%- endmacro %}

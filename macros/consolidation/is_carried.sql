@@ -11,6 +11,11 @@
 
 
 {% macro default__is_carried(column_name, present_column) -%}
+    {{ oracle_cdc._adapter_not_supported('is_carried') }}
+{%- endmacro %}
+
+
+{% macro spark__is_carried(column_name, present_column) -%}
     {#- -- a Spark string literal reads a backslash as an escape: double it, then the quotes -- #}
     ({{ present_column }} is null or array_contains({{ present_column }}, '{{ column_name | replace("\\", "\\\\") | replace("'", "''") }}'))
 {%- endmacro %}

@@ -31,10 +31,14 @@
 
 
 {% macro default__history(staging_relation, key_columns) -%}
+    {{ oracle_cdc._adapter_not_supported('history') }}
+{%- endmacro %}
+
+
+{% macro spark__history(staging_relation, key_columns) -%}
 {%- set columns = oracle_cdc._replica_source_columns(staging_relation, none) -%}
 {%- set metadata = oracle_cdc._replica_metadata_columns() -%}
-{%- set keys = [] -%}
-{%- for key in key_columns -%}{%- do keys.append(adapter.quote(key)) -%}{%- endfor -%}
+{%- set keys = oracle_cdc._quoted_keys(key_columns) -%}
 {%- set key_list = keys | join(', ') -%}
 {%- set change_order = '_commit_scn, _scn, _redo_pos' -%}
 

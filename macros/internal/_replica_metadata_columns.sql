@@ -1,6 +1,7 @@
 {#-- Metadata columns of a replica row and their Spark types: the staging contract
      (extractor/staging_contract.py) without _present, which a consolidated row no longer needs.
-     tests/dbt/test_macro_contract.py keeps the two in step. --#}
+     tests/dbt/test_generate.py::test_macro_metadata_columns_follow_the_staging_contract keeps
+     the two in step. --#}
 {% macro _replica_metadata_columns() -%}
     {{ return({
         '_op': 'string',

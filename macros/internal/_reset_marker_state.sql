@@ -14,8 +14,8 @@
     {%- if newest_marker_batch is none -%}{{ return(state) }}{%- endif -%}
     {%- do state.update({'present': true, 'unconsolidated': true}) -%}
     {%- if replica_relation is not none -%}
-        {%- set watermark = run_query('select max(_batch_id) from ' ~ replica_relation).rows[0][0] -%}
-        {%- do state.update({'unconsolidated': watermark is none or newest_marker_batch > watermark}) -%}
+        {%- set watermark = run_query('select ' ~ oracle_cdc._watermark(replica_relation)).rows[0][0] -%}
+        {%- do state.update({'unconsolidated': newest_marker_batch > watermark}) -%}
     {%- endif -%}
     {{ return(state) }}
 {%- endmacro %}

@@ -15,9 +15,12 @@
 
 
 {% macro default__replica_merge_sql(target, source, unique_key, soft_deletes) -%}
-{%- set keys = [unique_key] if unique_key is string else unique_key -%}
-{%- set quoted_keys = [] -%}
-{%- for key in keys -%}{%- do quoted_keys.append(adapter.quote(key)) -%}{%- endfor -%}
+    {{ oracle_cdc._adapter_not_supported('replica_merge_sql') }}
+{%- endmacro %}
+
+
+{% macro spark__replica_merge_sql(target, source, unique_key, soft_deletes) -%}
+{%- set quoted_keys = oracle_cdc._quoted_keys(unique_key) -%}
 {%- set soft_deletes = oracle_cdc.soft_deletes_enabled() if soft_deletes is none else soft_deletes -%}
 merge into {{ target }} as dest
 using {{ source }} as src

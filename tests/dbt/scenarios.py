@@ -194,7 +194,7 @@ def _phase1() -> dict[TableDef, list[Change]]:
                 },
             )
         ],
-        **_exactness_phase1(),
+        **exactness_phase1(),
     }
 
 
@@ -239,7 +239,7 @@ def _phase2() -> dict[TableDef, list[Change]]:
                 batch=2,
             )
         ],
-        **_exactness_phase2(),
+        **exactness_phase2(),
     }
 
 
@@ -262,7 +262,7 @@ def marker(scn: int, batch: int) -> Change:
     return Change("t", scn, {}, present=(), batch=batch)
 
 
-def _exactness_phase1() -> dict[TableDef, list[Change]]:
+def exactness_phase1() -> dict[TableDef, list[Change]]:
     key_updates = [
         *snapshot_rows(100, [1, 2, 3, 10, 11, 21, 22, 23]),
         # update t set id = id + 1, consolidated in the same run as the snapshot
@@ -295,7 +295,7 @@ def _exactness_phase1() -> dict[TableDef, list[Change]]:
     }
 
 
-def _exactness_phase2() -> dict[TableDef, list[Change]]:
+def exactness_phase2() -> dict[TableDef, list[Change]]:
     key_updates = [
         *key_update(200, [(1, 2), (2, 3), (3, 4)], batch=2),
         *key_update(210, [(10, 11), (11, 10)], batch=2),  # a swap of two keys

@@ -102,12 +102,14 @@ def _snapshot(spark: Any, history: History, phase: str) -> None:
 
 
 def _soft_deletes_for(project: Path, table: TableDef) -> None:
-    """The documented per-model override: meta oracle_cdc_soft_deletes in the model's config."""
+    """The documented per-model override: meta oracle_cdc__soft_deletes in the model's config
+    (SOFT_DELETES itself with the spelling of earlier releases, oracle_cdc_soft_deletes)."""
     path = project / "models" / "replica" / f"{model(table)}.sql"
     text = path.read_text()
+    key = "oracle_cdc_soft_deletes" if table == SOFT_DELETES else "oracle_cdc__soft_deletes"
     edited = text.replace(
-        "meta={'oracle_cdc_replica': true,",
-        "meta={'oracle_cdc_soft_deletes': true, 'oracle_cdc_replica': true,",
+        "meta={'oracle_cdc__replica': true,",
+        f"meta={{'{key}': true, 'oracle_cdc__replica': true,",
     )
     assert edited != text
     path.write_text(edited)

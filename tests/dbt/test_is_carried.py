@@ -15,9 +15,9 @@ MACRO = Path(__file__).resolve().parents[2] / "macros" / "consolidation" / "is_c
 
 
 def _expression(column_name: str) -> str:
-    """The SQL ``default__is_carried`` writes (the macro file rendered as dbt would)."""
+    """The SQL ``spark__is_carried`` writes (the macro file rendered as dbt would)."""
     template = jinja2.Environment().from_string(MACRO.read_text(encoding="utf-8"))
-    macro = template.module.default__is_carried  # type: ignore[attr-defined]
+    macro = template.module.spark__is_carried  # type: ignore[attr-defined]
     return str(macro(column_name, "_present")).strip()
 
 

@@ -6,6 +6,7 @@ SQL; the statement's clauses are checked against what the merge must do.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,14 @@ from typing import Any
 import pytest
 import sqlglot
 from dbt_helpers import Change, StagingTable, copy_project, dbt, number, varchar
-from scenarios import key_update, marker, snapshot_rows
+from scenarios import (
+    LATE_PARTIAL,
+    exactness_phase1,
+    exactness_phase2,
+    key_update,
+    marker,
+    snapshot_rows,
+)
 
 from extractor.dbt_gen import generate_project_files
 from extractor.dictionary import TableDef
@@ -31,6 +39,8 @@ KEY_MOVES = TableDef(
 RESET = TableDef(
     "CDC", "RESET", (number("ID", 1, nullable=False), varchar("V", 2)), primary_key=("ID",)
 )
+# the LATE_PARTIAL scenario of the insert_overwrite tests, in a staging table of its own
+LATE = replace(LATE_PARTIAL, name="LATE_MERGED")
 
 PRINT_MERGE_MACRO = """
 {% macro print_replica_merge(soft_deletes) %}
@@ -65,7 +75,8 @@ def merge_sql(project: Path, *, soft_deletes: bool) -> str:
 def project(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
     project = copy_project(tmp_path_factory.mktemp("merge") / "oracle_cdc", with_views=False)
     (project / "macros" / "print_replica_merge.sql").write_text(PRINT_MERGE_MACRO)
-    generate_project_files([MERGED, KEY_MOVES, RESET], project)
+    generate_project_files([MERGED, KEY_MOVES, RESET, LATE], project)
+    StagingTable(LATE).land(spark, exactness_phase1()[LATE_PARTIAL])
     StagingTable(MERGED).land(spark, [Change("c", 100, {"id": Decimal(1), "v": "x"})])
     StagingTable(KEY_MOVES).land(spark, snapshot_rows(100, [1, 2, 3]))
     StagingTable(RESET).land(spark, snapshot_rows(100, [1, 2]))
@@ -74,14 +85,19 @@ def project(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
     StagingTable(RESET).land(
         spark, [marker(150, batch=2), Change("c", 160, {"id": Decimal(3), "v": "new"}, batch=2)]
     )
+    StagingTable(LATE).land(spark, exactness_phase2()[LATE_PARTIAL])
     return project
 
 
-def merge_source(project: Path, spark: Any, model: str) -> dict[int, tuple[Any, bool]]:
+def merge_rows(project: Path, spark: Any, model: str) -> dict[int, dict[str, Any]]:
     """What the MERGE of ``model``'s next run receives: its merge-mode query, run as a SELECT."""
     dbt(project, "compile", "--select", model, variables=DELTA)
     compiled = next((project / "target" / "compiled").rglob(f"{model}.sql")).read_text()
-    return {int(r["id"]): (r["v"], r["_deleted"]) for r in spark.sql(compiled).collect()}
+    return {int(r["id"]): r.asDict() for r in spark.sql(compiled).collect()}
+
+
+def merge_source(project: Path, spark: Any, model: str) -> dict[int, tuple[Any, bool]]:
+    return {k: (r["v"], r["_deleted"]) for k, r in merge_rows(project, spark, model).items()}
 
 
 def test_replica_compiles_as_an_incremental_merge_model(project: Path) -> None:
@@ -131,4 +147,16 @@ def test_merge_receives_a_delete_of_every_key_a_reset_marker_retires(
         1: ("row R1", True),
         2: ("row R2", True),
         3: ("new", False),
+    }
+
+
+def test_merge_receives_older_changes_landed_later_in_their_place(
+    project: Path, spark: Any
+) -> None:
+    """LATE_PARTIAL (tests/dbt/scenarios.py): a late snapshot under a log-only partial image,
+    and an older partial landed after a newer one, as the insert_overwrite tests expect."""
+    rows = merge_rows(project, spark, "cdc__late_merged")
+    assert {k: (r["a"], r["b"], r["c"], r["_deleted"]) for k, r in rows.items()} == {
+        1: ("a at 200", "b at 180", "snap", False),
+        2: ("a at 110", "b at 120", "c1", False),
     }
