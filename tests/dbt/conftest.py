@@ -9,7 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from dbt_helpers import copy_project
+
+from tests.dbt.dbt_helpers import copy_project
 
 
 @pytest.fixture(scope="module")

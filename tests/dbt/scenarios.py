@@ -12,9 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from dbt_helpers import Change, StagingTable, number, varchar
-
 from extractor.dictionary import ColumnDef, TableDef
+from tests.dbt.dbt_helpers import Change, StagingTable, number, varchar
 
 
 def pk_table(name: str, *columns: ColumnDef, logging: str = "ALL") -> TableDef:

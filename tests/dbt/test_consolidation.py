@@ -11,8 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from dbt_helpers import REPLICA_SCHEMA, dbt
-from scenarios import (
+
+from extractor.dbt_gen import generate_project_files
+from extractor.dictionary import TableDef
+from extractor.keys import consolidation_key
+from extractor.staging_contract import replica_model_name
+from tests.dbt.dbt_helpers import REPLICA_SCHEMA, dbt
+from tests.dbt.scenarios import (
     ADDED_COLUMN,
     BUCKETS,
     DELETES,
@@ -40,11 +45,6 @@ from scenarios import (
     TRUNCATED_SOFT,
     Landing,
 )
-
-from extractor.dbt_gen import generate_project_files
-from extractor.dictionary import TableDef
-from extractor.keys import consolidation_key
-from extractor.staging_contract import replica_model_name
 
 pytestmark = pytest.mark.spark
 

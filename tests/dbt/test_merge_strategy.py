@@ -13,8 +13,11 @@ from typing import Any
 
 import pytest
 import sqlglot
-from dbt_helpers import Change, StagingTable, copy_project, dbt, number, varchar
-from scenarios import (
+
+from extractor.dbt_gen import generate_project_files
+from extractor.dictionary import TableDef
+from tests.dbt.dbt_helpers import Change, StagingTable, copy_project, dbt, number, varchar
+from tests.dbt.scenarios import (
     LATE_PARTIAL,
     exactness_phase1,
     exactness_phase2,
@@ -22,9 +25,6 @@ from scenarios import (
     marker,
     snapshot_rows,
 )
-
-from extractor.dbt_gen import generate_project_files
-from extractor.dictionary import TableDef
 
 pytestmark = pytest.mark.spark
 

@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from dbt_helpers import REPLICA_SCHEMA, STAGING_SCHEMA, Change, StagingTable, copy_project
-from scenarios import DEPARTMENTS, EMPLOYEES
-from thrift_server import ThriftServer, start_thrift_server
 
 from extractor.dbt_gen import generate_project_files
 from extractor.land.spark_session import run_dbt
+from tests.dbt.dbt_helpers import REPLICA_SCHEMA, STAGING_SCHEMA, Change, StagingTable, copy_project
+from tests.dbt.scenarios import DEPARTMENTS, EMPLOYEES
+from tests.dbt.thrift_server import ThriftServer, start_thrift_server
 
 pytestmark = pytest.mark.thrift
 

@@ -18,7 +18,7 @@ from extractor.verify import canonical
 from extractor.verify.reconcile import VerifyOptions, verify_table
 from extractor.verify.replica_digest import ReplicaDigests
 from extractor.verify.source_digest import SourceDigests
-from tests.ops.conftest import SimWorld, source_arrow, write_replica
+from tests.verify.conftest import SimWorld, source_arrow, write_replica
 
 pytestmark = pytest.mark.spark
 
