@@ -14,7 +14,8 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
 
-from extractor.pipeline.stats import ExtractorStats, write_text_atomically
+from extractor.atomic_file import write_text_atomically
+from extractor.pipeline.stats import ExtractorStats
 
 CONSOLIDATED_FILE = "consolidated.json"
 

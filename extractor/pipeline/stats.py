@@ -7,12 +7,12 @@ The files are written by atomic replace and never hold secrets or row values.
 from __future__ import annotations
 
 import json
-import os
-import time
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+
+from extractor.atomic_file import write_text_atomically
 
 STATS_FILE = "status.json"
 METRICS_FILE = "metrics.prom"
@@ -148,11 +148,3 @@ def prometheus_text(stats: ExtractorStats) -> str:
 
 def _label(value: str) -> str:
     return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
-
-
-def write_text_atomically(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` so that readers see the old or the new file, whole."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.{time.monotonic_ns()}")
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, path)

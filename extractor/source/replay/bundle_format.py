@@ -16,7 +16,6 @@ written right now and left for the next read; any other malformed line is an err
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +23,7 @@ from typing import Any, NamedTuple
 
 import msgspec
 
+from extractor.atomic_file import atomic_text_writer
 from extractor.dictionary import DictionaryError, TableDef
 from extractor.errors import OracdcError
 from extractor.logminer_row import LOGMINER_COLUMNS, LogMinerRow
@@ -228,7 +228,7 @@ def write_snapshot(
     (plus ``ROWID``)."""
     path = snapshot_path(bundle, table.owner, table.name)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with _atomic(path) as out:
+    with atomic_text_writer(path) as out:
         out.write(json.dumps({"scn": scn}) + "\n")
         for row in rows:
             encoded: dict[str, Any] = {ROWID_KEY: row[ROWID_KEY]}
@@ -478,28 +478,9 @@ def _json_lines(path: Path, offset: int, first_line: int = 1) -> tuple[list[tupl
     return parsed, offset + position
 
 
-class _atomic:
-    """Write a file through a temporary name, so readers never see half of it."""
-
-    def __init__(self, path: Path) -> None:
-        self._path = path
-        self._temp = path.with_name(path.name + ".tmp")
-
-    def __enter__(self) -> Any:
-        self._handle = self._temp.open("w", encoding="utf-8")
-        return self._handle
-
-    def __exit__(self, *exc: object) -> None:
-        self._handle.close()
-        if exc[0] is None:
-            os.replace(self._temp, self._path)
-        else:
-            self._temp.unlink(missing_ok=True)
-
-
 def _write_json(path: Path, value: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    with _atomic(path) as out:
+    with atomic_text_writer(path) as out:
         out.write(json.dumps(value, indent=1, ensure_ascii=False) + "\n")
 
 
