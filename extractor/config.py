@@ -235,6 +235,12 @@ def _source(raw: Any, where: str, base_dir: Path) -> Mapping[str, Any]:
                 f"{where}: source.connect_timeout_seconds must be a positive number of seconds, "
                 f"not {timeout!r}"
             )
+    if "pdb" in source:
+        if kind == "replay" or not isinstance(source["pdb"], str):
+            raise ConfigError(
+                f"{where}: source.pdb must name a pluggable database (kinds oracle and sim)"
+            )
+        source["pdb"] = validate_oracle_name(source["pdb"], f"{where}: source.pdb").upper()
     if kind == "replay":
         if not source.get("path"):
             raise ConfigError(f"{where}: source.path (the bundle directory) is required")
@@ -260,7 +266,8 @@ def _tables(raw: Any, where: str) -> TableSelection:
 
 
 def validate_oracle_name(name: str, what: str) -> str:
-    """Return ``name`` if it is a plain Oracle identifier, else raise ConfigError."""
+    """Return ``name`` if it is a plain Oracle identifier (letters, digits, ``_ $ #``; it
+    may then be written into a statement unquoted), else raise ConfigError."""
     if not _ORACLE_NAME.match(name):
         raise ConfigError(f"{what} {name!r} is not a valid Oracle identifier")
     return name

@@ -29,7 +29,14 @@ def source_checks(config: OracdcConfig, source: Source) -> list[CheckOutcome] | 
         return None
     tables = TableRegistry(source, config.tables).resolve()
     user = str(config.source.get("user") or _UNNAMED_USER)
-    return run_checks(source.connection, user, tables, source.current_scn())
+    return run_checks(
+        source.connection,
+        user,
+        tables,
+        source.current_scn(),
+        catalog_connection=source.catalog_connection,
+        pdb=config.source.get("pdb"),
+    )
 
 
 def require_ready(config: OracdcConfig, source: Source) -> None:

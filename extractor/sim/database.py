@@ -431,6 +431,31 @@ class SimDatabase:
             self._threads[thread].logs.check_minable(start_scn, end_scn)
         if log_names is not None:
             self._check_added_logs(start_scn, min(end_scn, self._scn), log_names)
+        rows = self._rows_between(start_scn, end_scn, threads)
+        if self.partial_xid_rate:
+            rows = [self._as_mined_from(start_scn, row) for row in rows]
+        return rows
+
+    def clone_rows(self, start_scn: int, end_scn: int, lag_scns: int) -> list[LogMinerRow]:
+        """What a root session's V$LOGMNR_CONTENTS holds of a clone of this database's PDB
+        (same owners, tables and object numbers) replaying each transaction ``lag_scns``
+        later under other XIDs: the rows of ``start_scn - lag .. end_scn - lag`` moved up."""
+        rows = self._rows_between(start_scn - lag_scns, end_scn - lag_scns, set(self._threads))
+        return [
+            _replace_row(
+                row,
+                scn=row.scn + lag_scns,
+                start_scn=None if row.start_scn is None else row.start_scn + lag_scns,
+                commit_scn=None if row.commit_scn is None else row.commit_scn + lag_scns,
+                xid=f"{int(row.xid[:2], 16) ^ 0x80:02X}{row.xid[2:]}",  # another undo segment
+            )
+            for row in rows
+            if row.scn + lag_scns <= min(end_scn, self.written_scn())
+        ]
+
+    def _rows_between(self, start_scn: int, end_scn: int, threads: set[int]) -> list[LogMinerRow]:
+        """The rendered rows of ``threads`` with ``start_scn <= SCN <= end_scn`` (capped at
+        the written SCN), in SCN then redo order; no log is checked."""
         if self._rendered_nls != self.nls:
             self._rendered = {}
             self._rendered_nls = self.nls
@@ -446,8 +471,6 @@ class SimDatabase:
                 rendered = self._with_object_ids(index, self._events[index], rendered)
                 self._rendered[index] = rendered
             rows.extend(rendered)
-        if self.partial_xid_rate:
-            rows = [self._as_mined_from(start_scn, row) for row in rows]
         return rows
 
     def _as_mined_from(self, session_start_scn: int, row: LogMinerRow) -> LogMinerRow:

@@ -55,6 +55,10 @@ _FAULT_MESSAGES = {
 }
 _LOGMNR_CONTENTS_HEAD = queries.normalise(queries.LOGMNR_CONTENTS.split("{")[0])
 _LOG_GROUP_TYPES = {"ALL": ["ALL COLUMN LOGGING"], "PRIMARY KEY": ["PRIMARY KEY LOGGING"]}
+_ROOT = "CDB$ROOT"
+_SET_CONTAINER = re.compile(r"^ALTER SESSION SET CONTAINER = (?P<name>[A-Za-z0-9_$#]+)$")
+# Transaction-control rows (START, COMMIT, REPLICATION_MARKER, MISSING_SCN, ROLLBACK).
+_CONTROL_CODES = frozenset({6, 7, 27, 34, 36})
 
 
 class UnknownStatementError(SimUsageError):
@@ -62,11 +66,14 @@ class UnknownStatementError(SimUsageError):
 
 
 class SimConnection:
-    """A connection to a simulated Oracle; one LogMiner session state, as a real session."""
+    """A connection to a simulated Oracle; one LogMiner session state, as a real session.
+    On a multitenant database it is in a container (``server.container_name`` until
+    ``ALTER SESSION SET CONTAINER``): the tables are visible in ``server.pdb_name`` only."""
 
     def __init__(self, db: SimDatabase) -> None:
         self.db = db
         self.closed = False
+        self.switched_to: str | None = None  # by ALTER SESSION SET CONTAINER
         self.logminer_files: list[str] = []
         self.logminer_range: tuple[int, int] | None = None
         self.statements: list[str] = []  # every statement and procedure sent, for tests
@@ -87,6 +94,20 @@ class SimConnection:
     def version(self) -> str:
         """The server release, as python-oracledb's ``Connection.version`` gives it."""
         return self.db.server.version
+
+    @property
+    def container(self) -> str | None:
+        """The session's container (CON_NAME); None on a non-CDB database."""
+        if not self.db.server.cdb:
+            return None
+        return self.switched_to or self.db.server.container_name
+
+    def sees_tables(self) -> bool:
+        """The session is where the tables are (a non-CDB database, or their PDB)."""
+        return self.container in (None, self.db.server.pdb_name)
+
+    def in_pdb(self) -> bool:
+        return self.container not in (None, _ROOT)
 
     def cursor(self) -> SimCursor:
         if self.closed:
@@ -233,6 +254,10 @@ class SimCursor:
     # -- statements -----------------------------------------------------------------------
 
     def _alter_session(self, text: str) -> None:
+        switch = _SET_CONTAINER.match(text)
+        if switch:
+            self._set_container(switch.group("name").upper())
+            return
         wanted = queries.normalise(self.db.nls.alter_session_sql())
         if text != wanted:
             raise SimUsageError(
@@ -255,9 +280,18 @@ class SimCursor:
             (self.db.database_name, server.log_mode, server.supplemental_log_data_min, "NO", "NO")
         ]
 
-    def _container_info(self, binds: Mapping[str, Any]) -> list[Row]:
+    def _set_container(self, name: str) -> None:
         server = self.db.server
-        return [("YES" if server.cdb else "NO", server.container_name)]
+        if not server.cdb:
+            raise_oracle_error(65090, "operation only allowed in a container database")
+        if name not in {_ROOT, server.pdb_name, server.clone_pdb}:
+            raise_oracle_error(65011, f"Pluggable database {name} does not exist.")
+        self.connection.switched_to = name
+
+    def _container_info(self, binds: Mapping[str, Any]) -> list[Row]:
+        if self.connection.container is None:
+            return [("NO", self.db.database_name)]
+        return [("YES", self.connection.container)]
 
     def _session_privileges(self, binds: Mapping[str, Any]) -> list[Row]:
         return [(privilege,) for privilege in self.db.server.session_privileges()]
@@ -269,10 +303,9 @@ class SimCursor:
         """DBA_EXTENTS as ROWID bounds; ORA-00942 when ``server.revoked`` holds DBA_EXTENTS."""
         if "DBA_EXTENTS" in self.db.server.revoked:
             raise_oracle_error(942, "table or view does not exist")
-        owner, name = str(binds["owner"]), str(binds["table_name"])
-        if not any(t.owner == owner and t.name == name for t in self.db.tables()):
+        if self._find_table(binds) is None:
             return []
-        return list(self.db.table_extents(owner, name))
+        return list(self.db.table_extents(str(binds["owner"]), str(binds["table_name"])))
 
     def _probe(self, match: re.Match[str]) -> list[Row]:
         """The pre-flight probes: ORA-00942 / ORA-01031 for what ``server.revoked`` holds."""
@@ -288,7 +321,7 @@ class SimCursor:
                 )  # fmt: skip
             return [(0,)]
         owner, table = match.group("owner"), match.group("table")
-        self.db.table(owner, table)  # ORA-00942 when it does not exist
+        self._visible_table(owner, table)  # ORA-00942 when it does not exist here
         if not server.may_read_table(f"{owner}.{table}"):
             raise_oracle_error(1031, "insufficient privileges")
         return [(0,)]
@@ -305,6 +338,8 @@ class SimCursor:
     def _list_tables(self, binds: Mapping[str, Any]) -> list[Row]:
         owner_like = _like_regex(str(binds["owner_pattern"]))
         table_like = _like_regex(str(binds["table_pattern"]))
+        if not self.connection.sees_tables():
+            return []
         return sorted(
             (t.owner, t.name)
             for t in self.db.tables()
@@ -320,8 +355,17 @@ class SimCursor:
         return not any(_like_regex(p).match(name) for p in queries.NON_REPLICABLE_NAMES)
 
     def _find_table(self, binds: Mapping[str, Any]) -> TableDef | None:
+        """The table the dictionary query names, if the session's container has it."""
         key = (binds["owner"], binds["table_name"])
+        if not self.connection.sees_tables():
+            return None
         return next((t for t in self.db.tables() if (t.owner, t.name) == key), None)
+
+    def _visible_table(self, owner: str, name: str) -> TableDef:
+        """The table, or ORA-00942 when it does not exist in the session's container."""
+        if not self.connection.sees_tables():
+            raise_oracle_error(942, "table or view does not exist")
+        return self.db.table(owner, name)
 
     def _table_columns(self, binds: Mapping[str, Any]) -> list[Row]:
         table = self._find_table(binds)
@@ -393,7 +437,8 @@ class SimCursor:
         tables = list(zip(_numbered(binds, "table_owner_"), _numbered(binds, "table_name_"),
                           strict=True))  # fmt: skip
         objects = [int(n) for n in _numbered(binds, "obj_")]
-        expected, _ = queries.logminer_contents_query(owners, tables, objects)
+        pdb = binds.get("pdb")
+        expected, _ = queries.logminer_contents_query(owners, tables, objects, pdb)
         if text != queries.normalise(expected):
             raise UnknownStatementError(f"the simulator does not answer this statement: {text}")
         if self.connection.logminer_range is None:
@@ -401,14 +446,35 @@ class SimCursor:
         session_start, session_end = self.connection.logminer_range
         start = max(session_start, int(binds["start_scn"]))
         end = min(session_end, int(binds["end_scn"]))
-        rows = self.db.logminer_contents(start, end, log_names=self.connection.logminer_files)
-        wanted = _Filter(set(owners), set(tables), set(objects))
+        rows = self._containers_rows(start, end)
+        wanted = _Filter(set(owners), set(tables), set(objects), None if pdb is None else str(pdb))
         offset = parse_utc_offset(self.db.server_time_zone)
-        return [_contents_tuple(r, offset) for r in rows if wanted.selects(r)]
+        return [_contents_tuple(r, offset) for r, con in rows if wanted.selects(r, con)]
+
+    def _containers_rows(self, start: int, end: int) -> list[tuple[LogMinerRow, str]]:
+        """The session's rows with their SRC_CON_NAME: in a PDB (per-PDB mining, no added
+        logs) that PDB's rows; in the root every container's (server_settings.py)."""
+        server = self.db.server
+        files = self.connection.logminer_files
+        rows = self.db.logminer_contents(start, end, log_names=files or None)
+        if not server.cdb:
+            return [(row, self.db.database_name) for row in rows]
+        if self.connection.in_pdb():
+            return [(row, server.pdb_name) for row in rows]
+        control_container = _ROOT if server.control_rows_in_root else server.pdb_name
+        tagged = [
+            (row, control_container if row.operation_code in _CONTROL_CODES else server.pdb_name)
+            for row in rows
+        ]
+        if server.clone_pdb is None:
+            return tagged
+        lag = server.clone_lag_scns
+        clone = [(row, server.clone_pdb) for row in self.db.clone_rows(start, end, lag)]
+        return sorted(tagged + clone, key=lambda pair: pair[0].scn)  # stable: SCN order
 
     def _snapshot(self, match: re.Match[str], text: str, binds: Mapping[str, Any]) -> list[Row]:
         owner, name = match.group("owner"), match.group("table")
-        table = self.db.table(owner, name)  # ORA-00942 when unknown
+        table = self._visible_table(owner, name)  # ORA-00942 when unknown here
         resume = "after_rowid" in binds
         ranged = match.group("ranged") is not None
         if text != queries.normalise(snapshot_statement(table, resume, ranged)):
@@ -447,7 +513,7 @@ class SimCursor:
             python_digest_row,
         )
 
-        table = self.db.table(match.group("owner"), match.group("table"))
+        table = self._visible_table(match.group("owner"), match.group("table"))
         rows = self.db.snapshot_rows(table.owner, table.name, int(binds["scn"]))
         if text == queries.normalise(count_statement(table)):
             return [(len(rows),)]
@@ -474,6 +540,8 @@ class SimCursor:
     # -- DBMS_LOGMNR ----------------------------------------------------------------------
 
     def _add_logfile(self, args: Mapping[str, Any]) -> None:
+        if self.connection.in_pdb():
+            raise_oracle_error(65040, "operation not allowed from within a pluggable database")
         name = str(args["logfilename"])
         if int(args.get("options", queries.LOGMNR_ADDFILE)) == queries.LOGMNR_NEW:
             self.connection.logminer_files = []
@@ -486,14 +554,18 @@ class SimCursor:
 
     def _start_logmnr(self, args: Mapping[str, Any]) -> None:
         self.connection.raise_fault("START_LOGMNR")
-        if not self.connection.logminer_files:
+        per_pdb = self.connection.in_pdb()
+        if per_pdb and _release(self.db.server.version) < (19, 0):
+            raise_oracle_error(65040, "operation not allowed from within a pluggable database")
+        if not per_pdb and not self.connection.logminer_files:
             raise_oracle_error(
                 1292, "no log file has been specified for the current LogMiner session"
             )
         start, end = int(args["startscn"]), int(args["endscn"])
-        # ORA-01291 now, as Oracle does, when the added logs miss part of the range.
+        # ORA-01291 now, as Oracle does, when the logs (added, or in a PDB every thread's)
+        # miss part of the range.
         self.db.logminer_contents(
-            start, min(end, self.db.current_scn()), log_names=self.connection.logminer_files
+            start, min(end, self.db.current_scn()), log_names=self.connection.logminer_files or None
         )
         self.connection.logminer_range = (start, end)
 
@@ -561,15 +633,26 @@ def _numbered(binds: Mapping[str, Any], prefix: str) -> list[Any]:
     return values
 
 
+def _release(version: str) -> tuple[int, int]:
+    major, minor = version.split(".")[:2]
+    return int(major), int(minor)
+
+
 @dataclass(frozen=True)
 class _Filter:
-    """The WHERE clause of queries.LOGMNR_CONTENTS (its IN-lists as sets)."""
+    """The WHERE clause of queries.LOGMNR_CONTENTS (its IN-lists as sets; ``pdb``: the
+    container filter, queries.LOGMNR_CONTAINER_FILTER)."""
 
     owners: set[str]
     tables: set[tuple[str, str]]
     objects: set[int]
+    pdb: str | None = None
 
-    def selects(self, row: LogMinerRow) -> bool:
+    def selects(self, row: LogMinerRow, container: str) -> bool:
+        if self.pdb is not None and not (
+            container == self.pdb or (row.operation_code in _CONTROL_CODES and container == _ROOT)
+        ):
+            return False
         if row.operation_code == 5 and (row.info or "").startswith("INTERNAL DDL"):
             return False
         if row.operation_code in (6, 7, 27, 34, 36):

@@ -1,7 +1,17 @@
 """Database-wide settings of the simulated Oracle that the pre-flight checks read.
 
 Defaults are a database ready for capture: 19c, ARCHIVELOG, minimal supplemental logging,
-not multitenant, every grant given, unlimited TEMP space. Tests change them to see each check
+not multitenant, every grant given, unlimited TEMP space.
+
+Multitenant (``cdb = True``): the simulated tables live in the pluggable database
+``pdb_name``; a new connection opens in ``container_name`` (the PDB, or ``CDB$ROOT`` for a
+connection to the root's service) and ``ALTER SESSION SET CONTAINER`` moves it. In the root,
+V$LOGMNR_CONTENTS shows every container's rows, each with its SRC_CON_NAME: the PDB's data
+and DDL rows carry ``pdb_name``, its transaction-control rows (START, COMMIT, ROLLBACK, …)
+``CDB$ROOT`` when ``control_rows_in_root`` (as connectors have seen them) else
+``pdb_name``; with ``clone_pdb`` set, a clone of the PDB (same owners, tables and object
+numbers, as a PDB cloned from it has) replays each of its transactions ``clone_lag_scns``
+later under other XIDs, rows a root session must filter out. Tests change them to see each check
 fail. ``revoked`` holds what the capture user lacks: view names as selected (``"V$LOG"``,
 ``"V$LOGMNR_CONTENTS"``, ``"DBA_EXTENTS"``), ``"LOGMINING"``, ``"DBMS_LOGMNR"``, and
 ``"FLASHBACK"`` (every table) or ``"FLASHBACK OWNER.TABLE"``. Only the pre-flight probes and
@@ -24,7 +34,11 @@ class SimServerSettings:
     log_mode: str = "ARCHIVELOG"
     supplemental_log_data_min: str = "YES"
     cdb: bool = False
-    container_name: str = "ORCLPDB1"
+    container_name: str = "ORCLPDB1"  # where a new connection opens (CON_NAME)
+    pdb_name: str = "ORCLPDB1"  # the pluggable database holding the tables
+    control_rows_in_root: bool = True
+    clone_pdb: str | None = None
+    clone_lag_scns: int = 40
     revoked: set[str] = field(default_factory=set)
     # TEMP space: a query that sorts more rows fails with ORA-01652 (None: unlimited).
     temp_sort_limit_rows: int | None = None

@@ -1,10 +1,11 @@
 """``open_source``: the Source a configuration's ``source`` mapping names.
 
 - ``{kind: oracle, dsn, user, password_env | password_file [, wallet_dir,
-  connect_timeout_seconds]}``: python-oracledb thin mode;
-- ``{kind: sim [, tables, transactions, seed, rollback_ratio, ...]}``: a simulated database
-  running a seeded workload (``WorkloadSpec`` fields), read through its DB-API face by the
-  Oracle code; tests may pass a ready ``database`` (a SimDatabase) instead;
+  connect_timeout_seconds, pdb]}``: python-oracledb thin mode; ``pdb`` names the pluggable
+  database to mine from a connection to CDB$ROOT (docs/sources.md, "Multitenant");
+- ``{kind: sim [, tables, transactions, seed, rollback_ratio, ..., pdb]}``: a simulated
+  database running a seeded workload (``WorkloadSpec`` fields), read through its DB-API face
+  by the Oracle code; tests may pass a ready ``database`` (a SimDatabase) instead;
 - ``{kind: replay, path}``: a replay bundle directory.
 """
 
@@ -25,6 +26,7 @@ _CONNECTION_KEYS = {
     "password_file",
     "wallet_dir",
     "connect_timeout_seconds",
+    "pdb",
 }
 
 
@@ -49,32 +51,36 @@ def _oracle(config: Mapping[str, Any]) -> Source:
         connect,
         read_password,
     )
-    from extractor.source.oracle.oracle_source import OracleSource
+    from extractor.source.oracle.oracle_source import open_oracle_source
 
     unknown = sorted(set(config) - _CONNECTION_KEYS)
     if unknown:
         raise SourceError(f"unknown key(s) under source: {', '.join(unknown)}")
     timeout = config.get("connect_timeout_seconds", DEFAULT_CONNECT_TIMEOUT_SECONDS)
-    connection = connect(
-        str(config["dsn"]),
-        str(config["user"]),
-        read_password(config),
-        wallet_dir=config.get("wallet_dir"),
-        timeout_seconds=float(timeout),
-    )
-    return OracleSource(connection)
+    password = read_password(config)
+
+    def connection() -> Any:
+        return connect(
+            str(config["dsn"]),
+            str(config["user"]),
+            password,
+            wallet_dir=config.get("wallet_dir"),
+            timeout_seconds=float(timeout),
+        )
+
+    return open_oracle_source(connection, pdb=config.get("pdb"))
 
 
 def _sim(config: Mapping[str, Any]) -> Source:
     from extractor.sim.database import SimDatabase
     from extractor.sim.dbapi import SimConnection
     from extractor.sim.workload import WorkloadSpec, run_workload
-    from extractor.source.oracle.oracle_source import OracleSource
+    from extractor.source.oracle.oracle_source import open_oracle_source
 
     db = config.get("database")
     if db is None:
         spec_keys = {f.name for f in fields(WorkloadSpec)}
-        unknown = sorted(set(config) - spec_keys - {"kind"})
+        unknown = sorted(set(config) - spec_keys - {"kind", "pdb"})
         if unknown:
             raise SourceError(
                 f"unknown key(s) under source for kind sim: {', '.join(unknown)}",
@@ -84,4 +90,4 @@ def _sim(config: Mapping[str, Any]) -> Source:
         run_workload(db, WorkloadSpec(**{k: v for k, v in config.items() if k in spec_keys}))
     if not isinstance(db, SimDatabase):
         raise SourceError("source.database must be a SimDatabase")
-    return OracleSource(SimConnection(db), nls=db.nls)
+    return open_oracle_source(lambda: SimConnection(db), pdb=config.get("pdb"), nls=db.nls)

@@ -115,7 +115,8 @@ class SourceDigests:
         self._source = source
         self._scn = scn
         self._batch_rows = batch_rows
-        self._connection: Any = getattr(source, "connection", None)
+        # The connection in the tables' container (OracleSource.catalog_connection).
+        self._connection: Any = getattr(source, "catalog_connection", None)
 
     def count(self, table: TableDef) -> int:
         if self._connection is None:

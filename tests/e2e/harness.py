@@ -40,6 +40,8 @@ from extractor.verify.compare import TableComparison, compare_table
 from tests.e2e.memory_staging import MemoryStagingWriter
 from tests.pipeline.reference_replica import consolidate, differences, truth_by_key
 
+# Where the extractor's session is (a third of the seeds each; own random stream).
+CONTAINERS = ("none", "pdb", "root")
 FAULT_POINTS = (
     "snapshot:after_land",
     "stream:after_land_table",
@@ -165,6 +167,7 @@ def _workload(case: HarnessCase) -> tuple[SimDatabase, WorkloadRunner, bool]:
         row_move_ratio=ddl_ratio,
         truncate_ratio=ddl_ratio / 2,
     )
+    _place_in_container(db, random.Random(f"container-{case.seed}").choice(CONTAINERS))
     workload = WorkloadRunner(db, spec)
     workload.run(case.transactions_per_cycle)
     return db, workload, partial_xid_rate > 0
@@ -245,8 +248,23 @@ def _lose_checkpoint(config: OracdcConfig, crashes: list[str]) -> None:
     crashes.append("checkpoint moved aside")
 
 
+def _place_in_container(db: SimDatabase, container: str) -> None:
+    """``none``: a non-CDB database; ``pdb``: a session in the tables' PDB (per-PDB
+    mining); ``root``: a session in CDB$ROOT with ``source.pdb``, the PDB's control rows
+    shown in the root and a clone PDB's rows to leave out (docs/sources.md, "Multitenant")."""
+    if container == "none":
+        return
+    db.server.cdb = True
+    if container == "root":
+        db.server.container_name = "CDB$ROOT"
+        db.server.clone_pdb = "CLONEPDB"
+
+
 def _source(db: SimDatabase) -> Source:
-    return open_source({"kind": "sim", "database": db})
+    server = db.server
+    in_root = server.cdb and server.container_name == "CDB$ROOT"
+    pdb = {"pdb": server.pdb_name} if in_root else {}
+    return open_source({"kind": "sim", "database": db, **pdb})
 
 
 def _replica_schema(case: HarnessCase) -> str:

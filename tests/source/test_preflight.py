@@ -89,14 +89,38 @@ def test_a_release_before_12_1_fails() -> None:
     assert _not_ok(_checks(db)) == {"version": "failed"}
 
 
-def test_a_pluggable_database_fails_and_the_root_warns() -> None:
+def test_the_container_check_follows_where_logminer_can_run() -> None:
     db = _database()
     db.server.cdb = True
-    db.server.container_name = "SALESPDB"
-    pdb = _checks(db)["container"]
-    assert pdb.status == "failed" and "SALESPDB" in pdb.found and "ORA-65040" in pdb.found
+    db.server.container_name = db.server.pdb_name = "SALESPDB"
+    assert _checks(db)["container"].status == "ok"  # 19c: per-PDB mining
+    assert "per-PDB" in _checks(db)["container"].found
+    db.server.version = "18.3.0.0.0"
+    before_19c = _checks(db)["container"]
+    assert before_19c.status == "failed" and "SALESPDB" in before_19c.found
+    assert "ORA-65040" in before_19c.found and "source.pdb: SALESPDB" in str(before_19c.fix)
     db.server.container_name = "CDB$ROOT"
-    assert _checks(db)["container"].status == "warning"
+    root = _checks(db)["container"]
+    assert root.status == "failed" and "source.pdb" in str(root.fix)
+    outcomes = run_checks(SimConnection(db), "C##CDC", [], db.current_scn(), pdb="SALESPDB")
+    assert next(o for o in outcomes if o.name == "container").status == "ok"
+
+
+def test_a_root_session_probes_snapshot_reads_in_the_pdb() -> None:
+    db = _database()
+    db.server.cdb = True
+    db.server.container_name = "CDB$ROOT"
+    root = SimConnection(db)
+    catalog = SimConnection(db)
+    catalog.cursor().execute("ALTER SESSION SET CONTAINER = ORCLPDB1")
+    in_root = run_checks(root, "C##CDC", [ALL_LOGGED], db.current_scn(), pdb="ORCLPDB1")
+    read = next(o for o in in_root if o.name == "snapshot read O.ALL_LOGGED")
+    assert read.status == "failed"  # the table is not in the root (ORA-00942)
+    outcomes = run_checks(
+        root, "C##CDC", [ALL_LOGGED], db.current_scn(), catalog_connection=catalog,
+        pdb="ORCLPDB1",
+    )  # fmt: skip
+    assert _not_ok({o.name: o for o in outcomes}) == {}
 
 
 @pytest.mark.parametrize(

@@ -42,7 +42,8 @@ def logminer_session(
     connection: Any, logs: Sequence[RedoLog], start_scn: int, end_scn: int
 ) -> Iterator[Any]:
     """Add ``logs``, start LogMiner over ``start_scn..end_scn`` and yield the cursor; always
-    end the session. ORA-01291/01292 become MissingRedoLogError."""
+    end the session. ORA-01291/01292 become MissingRedoLogError. No ``logs``: a session in a
+    PDB (19c+), where START_LOGMNR picks the logs of the SCN range itself."""
     cursor = connection.cursor()
     try:
         try:
@@ -76,15 +77,17 @@ def contents_rows(
     arraysize: int = DEFAULT_ARRAYSIZE,
     object_ids: Sequence[int] = (),
     server_utc_offset: timedelta = timedelta(0),
+    pdb: str | None = None,
 ) -> Iterator[LogMinerRow]:
     """The session's V$LOGMNR_CONTENTS rows for ``tables`` and, whatever name LogMiner gives
-    them, for the objects ``object_ids`` (see queries.LOGMNR_CONTENTS); their timestamps,
-    server time (``server_utc_offset`` ahead of UTC), converted to UTC."""
+    them, for the objects ``object_ids`` (see queries.LOGMNR_CONTENTS), of the PDB ``pdb``
+    only when set (a session in CDB$ROOT); their timestamps, server time
+    (``server_utc_offset`` ahead of UTC), converted to UTC."""
     cursor.arraysize = arraysize
     cursor.prefetchrows = arraysize + 1
     owners = sorted({t.owner for t in tables})
     names = sorted((t.owner, t.name) for t in tables)
-    statement, binds = queries.logminer_contents_query(owners, names, sorted(object_ids))
+    statement, binds = queries.logminer_contents_query(owners, names, sorted(object_ids), pdb)
     binds.update(start_scn=start_scn, end_scn=end_scn)
     try:
         cursor.execute(statement, binds)

@@ -1,8 +1,10 @@
 """The Source over a DB-API connection to Oracle (python-oracledb, or the simulator's face).
 
-All work runs on the one connection it is given: the session NLS is set once on it, and each
-LogMiner window is a session on it. Dictionary entries are cached per table until
-``refresh_table``.
+Mining runs on the connection it is given: the session NLS is set once on it, and each
+LogMiner window is a session on it. The dictionary and snapshot reads run on the catalog
+connection: the same one, except for a session in CDB$ROOT mining one PDB, whose second
+connection is switched into that PDB (:mod:`extractor.source.oracle.container`). Dictionary
+entries are cached per table until ``refresh_table``.
 """
 
 from __future__ import annotations
@@ -23,6 +25,13 @@ from extractor.nls import NlsSettings
 from extractor.source.base import RedoLogInUse, SnapshotPoint
 from extractor.source.errors import SourceError
 from extractor.source.oracle import dictionary, queries, redo_logs
+from extractor.source.oracle.container import (
+    WHOLE_DATABASE,
+    MiningScope,
+    enter_pdb,
+    mining_scope,
+    read_container,
+)
 from extractor.source.oracle.errors import full_code, raise_unhandled
 from extractor.source.oracle.logminer_session import (
     DEFAULT_ARRAYSIZE,
@@ -45,6 +54,8 @@ class OracleSource:
         self,
         connection: Any,
         *,
+        catalog_connection: Any = None,
+        scope: MiningScope = WHOLE_DATABASE,
         nls: NlsSettings | None = None,
         logminer_arraysize: int = DEFAULT_ARRAYSIZE,
         snapshot_chunk_blocks: int = DEFAULT_CHUNK_BLOCKS,
@@ -53,6 +64,8 @@ class OracleSource:
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         self._connection = connection
+        self._catalog_connection = connection if catalog_connection is None else catalog_connection
+        self._scope = scope
         self._retry_attempts = retry_attempts
         self._retry_delay_seconds = retry_delay_seconds
         self._sleep = sleep
@@ -65,6 +78,8 @@ class OracleSource:
         self._objects: dict[int, tuple[str, str]] = {}  # OBJECT_ID -> (owner, table) mined
         _check_nls(self._nls)
         self._run("ALTER SESSION", lambda cur: cur.execute(self._nls.alter_session_sql()))
+        if self._catalog_connection is not connection:
+            self._catalog("ALTER SESSION", lambda cur: cur.execute(self._nls.alter_session_sql()))
 
     @property
     def nls(self) -> NlsSettings:
@@ -72,7 +87,17 @@ class OracleSource:
 
     @property
     def connection(self) -> Any:
+        """The mining connection (V$ views, LogMiner)."""
         return self._connection
+
+    @property
+    def catalog_connection(self) -> Any:
+        """The connection in the tables' container (dictionary, ``AS OF`` reads)."""
+        return self._catalog_connection
+
+    @property
+    def scope(self) -> MiningScope:
+        return self._scope
 
     def current_scn(self) -> int:
         return int(self._fetch_value(queries.CURRENT_SCN, {}, "the current SCN query"))
@@ -86,7 +111,9 @@ class OracleSource:
         self, patterns: Sequence[tuple[str, str]] = (), names: Sequence[tuple[str, str]] = ()
     ) -> list[TableDef]:
         found = set(
-            self._run("the table list query", lambda c: dictionary.list_table_names(c, patterns))
+            self._catalog(
+                "the table list query", lambda c: dictionary.list_table_names(c, patterns)
+            )
         )
         found.update((owner.upper(), name.upper()) for owner, name in names)
         return [self.table(owner, name) for owner, name in sorted(found)]
@@ -96,7 +123,7 @@ class OracleSource:
         cached = self._tables.get(key)
         if cached is None:
             level = self._database_supplemental_logging()
-            cached = self._run(
+            cached = self._catalog(
                 f"the dictionary queries of {owner}.{name}",
                 lambda c: dictionary.read_table(c, owner, name, level),
             )
@@ -132,7 +159,7 @@ class OracleSource:
         self, table: TableDef, scn: int, batch_rows: int, after_rowid: str | None = None
     ) -> Iterator[pa.RecordBatch]:
         return read_snapshot(
-            self._connection,
+            self._catalog_connection,
             table,
             scn,
             batch_rows,
@@ -190,12 +217,14 @@ class OracleSource:
     def _session(
         self, start_scn: int, end_scn: int, tables: Sequence[TableDef]
     ) -> Iterator[Iterator[LogMinerRow]]:
-        candidates = self._run(
-            "the redo log queries",
-            lambda c: redo_logs.read_log_catalog(c, start_scn, end_scn),
-        )
-        threads = self._run("the V$THREAD query", redo_logs.read_threads)
-        logs = redo_logs.select_logs(candidates, start_scn, end_scn, threads)
+        logs: list[redo_logs.RedoLog] = []
+        if self._scope.add_logs:
+            candidates = self._run(
+                "the redo log queries",
+                lambda c: redo_logs.read_log_catalog(c, start_scn, end_scn),
+            )
+            threads = self._run("the V$THREAD query", redo_logs.read_threads)
+            logs = redo_logs.select_logs(candidates, start_scn, end_scn, threads)
         self._window_logs = tuple(
             RedoLogInUse(r.thread, r.sequence, r.name, r.online) for r in logs
         )
@@ -204,8 +233,9 @@ class OracleSource:
         offset = self.server_utc_offset()  # per window: follows a daylight saving change
         with logminer_session(self._connection, logs, start_scn, end_scn) as cursor:
             yield contents_rows(
-                cursor, start_scn, end_scn, tables, self._arraysize, object_ids, offset
-            )
+                cursor, start_scn, end_scn, tables, self._arraysize, object_ids, offset,
+                self._scope.pdb,
+            )  # fmt: skip
 
     def server_utc_offset(self) -> timedelta:
         """The server's OS time zone offset now: V$LOGMNR_CONTENTS timestamps are in it."""
@@ -221,7 +251,7 @@ class OracleSource:
         for table in tables:
             key = (table.owner, table.name)
             if key not in known:
-                object_id, _data_object_id = self._run(
+                object_id, _data_object_id = self._catalog(
                     f"the object id query of {table.qualified_name}",
                     lambda c, t=table: dictionary.table_object_ids(c, t.owner, t.name),
                 )
@@ -233,11 +263,13 @@ class OracleSource:
         return self._window_logs
 
     def close(self) -> None:
+        if self._catalog_connection is not self._connection:
+            self._catalog_connection.close()
         self._connection.close()
 
     def _database_supplemental_logging(self) -> SupplementalLogging:
         if self._database_logging is None:
-            self._database_logging = self._run(
+            self._database_logging = self._catalog(
                 "the V$DATABASE query", dictionary.database_supplemental_logging
             )
         return self._database_logging
@@ -250,8 +282,14 @@ class OracleSource:
 
         return self._run(what, fetch)
 
-    def _run(self, what: str, work: Any) -> Any:
-        cursor = self._connection.cursor()
+    def _catalog(self, what: str, work: Any) -> Any:
+        """``work`` on the catalog connection (see :meth:`_run`)."""
+        return self._run(what, work, self._catalog_connection)
+
+    def _run(self, what: str, work: Any, connection: Any = None) -> Any:
+        """``work(cursor)`` on the mining connection (or ``connection``); an Oracle error
+        becomes a SourceError naming ``what``."""
+        cursor = (connection or self._connection).cursor()
         try:
             return work(cursor)
         except SourceError:
@@ -292,3 +330,26 @@ def _check_nls(nls: NlsSettings) -> None:
             raise SourceError(
                 f"NLS setting {value!r} holds a quote", fix="fix the nls section of oracdc.yml"
             )
+
+
+def open_oracle_source(
+    connect: Callable[[], Any], *, pdb: str | None = None, **options: Any
+) -> OracleSource:
+    """An OracleSource on ``connect()``, in the mining scope its container calls for
+    (:func:`~extractor.source.oracle.container.mining_scope`): a session in CDB$ROOT with
+    ``pdb`` gets a second ``connect()`` switched into that PDB for the catalog. ``options``
+    go to :class:`OracleSource`."""
+    connection = connect()
+    catalog = None
+    try:
+        scope = mining_scope(read_container(connection), getattr(connection, "version", None), pdb)
+        if scope.pdb is not None:
+            catalog = connect()
+            enter_pdb(catalog, scope.pdb)
+        log.info("Oracle source: %s", scope.describe())
+        return OracleSource(connection, catalog_connection=catalog, scope=scope, **options)
+    except BaseException:
+        if catalog is not None:
+            catalog.close()
+        connection.close()
+        raise

@@ -4,8 +4,9 @@ Each check reads one fact and says what to run when it is not as capture needs i
 
 - the server version (thin mode and the LOGMINING privilege need 12.1 or later);
 - ARCHIVELOG mode and minimal supplemental logging (``V$DATABASE``);
-- the container: LogMiner refuses ``ADD_LOGFILE`` inside a pluggable database (ORA-65040),
-  which is how the extractor mines, so a PDB connection fails the check;
+- the container: where LogMiner runs on a multitenant database
+  (:func:`extractor.source.oracle.container.mining_scope`: a PDB session needs 19c, a
+  CDB$ROOT session needs ``source.pdb``);
 - the grants, probed rather than looked up (a grant may come directly, through a role or as
   an ``ANY`` privilege): each view the extractor reads is selected with ``WHERE 1 = 0``
   (ORA-00942 / ORA-01031 mean missing), ``V$LOGMNR_CONTENTS`` answers ORA-01306 (no session
@@ -25,6 +26,7 @@ from extractor.dictionary import TableDef
 from extractor.keys import consolidation_key
 from extractor.source.errors import SourceError
 from extractor.source.oracle import queries
+from extractor.source.oracle.container import Container, mining_scope
 from extractor.source.oracle.errors import error_message, full_code
 
 CheckStatus = Literal["ok", "warning", "failed"]
@@ -65,19 +67,30 @@ class _ProbeError(Exception):
 
 
 def run_checks(
-    connection: Any, user: str, tables: Sequence[TableDef], current_scn: int
+    connection: Any,
+    user: str,
+    tables: Sequence[TableDef],
+    current_scn: int,
+    *,
+    catalog_connection: Any = None,
+    pdb: str | None = None,
 ) -> list[CheckOutcome]:
-    """Every check over ``connection`` (a python-oracledb connection or the simulator's)."""
+    """Every check over ``connection`` (a python-oracledb connection or the simulator's);
+    the tables' snapshot reads over ``catalog_connection`` when set (a CDB$ROOT session's
+    connection into ``pdb``, the configured ``source.pdb``)."""
+    version = getattr(connection, "version", None)
     outcomes = [
-        _version(getattr(connection, "version", None)),
-        *_database_checks(connection, user),
+        _version(version),
+        *_database_checks(connection, user, version, pdb),
         *_view_grants(connection, user),
         _logminer_contents_grant(connection, user),
         _logmining_privilege(connection, user),
         _dbms_logmnr_grant(connection, user),
     ]
     for table in tables:
-        outcomes.append(_flashback_grant(connection, user, table, current_scn))
+        outcomes.append(
+            _flashback_grant(catalog_connection or connection, user, table, current_scn)
+        )
         outcomes.append(table_logging(table))
     return outcomes
 
@@ -125,7 +138,9 @@ def _version(version: object) -> CheckOutcome:
     return CheckOutcome("version", "ok", f"Oracle {version}")
 
 
-def _database_checks(connection: Any, user: str) -> list[CheckOutcome]:
+def _database_checks(
+    connection: Any, user: str, version: object, pdb: str | None
+) -> list[CheckOutcome]:
     """Log mode and minimal supplemental logging (V$DATABASE), then the container."""
     try:
         database = _fetch_one(connection, queries.DATABASE_INFO)
@@ -135,7 +150,7 @@ def _database_checks(connection: Any, user: str) -> list[CheckOutcome]:
     return [
         _archivelog(str(database[1])),
         _minimal_logging(str(database[2])),
-        _container(container),
+        _container(container, version, pdb),
     ]
 
 
@@ -162,24 +177,14 @@ def _minimal_logging(minimal: str) -> CheckOutcome:
     )
 
 
-def _container(row: Sequence[Any]) -> CheckOutcome:
-    cdb, container = str(row[0]), str(row[1])
-    if cdb != "YES":
-        return CheckOutcome("container", "ok", "not a multitenant database")
-    if container == "CDB$ROOT":
-        return CheckOutcome(
-            "container",
-            "warning",
-            "connected to CDB$ROOT of a multitenant database: only tables of the root are "
-            "visible (tables of pluggable databases are not replicated)",
-        )
-    return CheckOutcome(
-        "container",
-        "failed",
-        f"connected to pluggable database {container}: LogMiner refuses ADD_LOGFILE inside a "
-        "PDB (ORA-65040), and mining a PDB is not supported yet",
-        "replicate from a non-CDB database (see docs/sources.md, multitenant)",
-    )
+def _container(row: Sequence[Any], version: object, pdb: str | None) -> CheckOutcome:
+    container = Container(cdb=str(row[0]) == "YES", name=str(row[1]))
+    try:
+        scope = mining_scope(container, version if isinstance(version, str) else None, pdb)
+    except SourceError as error:
+        return CheckOutcome("container", "failed", str(error), error.fix)
+    where = f"{container.name}: " if container.cdb else "not a multitenant database: "
+    return CheckOutcome("container", "ok", where + scope.describe())
 
 
 # -- grants -----------------------------------------------------------------------------------

@@ -52,6 +52,10 @@ REDO_THREADS: Final = (
 # CDB is 'YES' on a multitenant database; CON_NAME is CDB$ROOT or the PDB's name (12.1+).
 CONTAINER_INFO: Final = "SELECT CDB, SYS_CONTEXT('USERENV', 'CON_NAME') FROM V$DATABASE"
 
+# Moves a common user's session into a PDB (SET CONTAINER privilege); {container} is a plain
+# name checked by config.validate_oracle_name (a container name cannot be a bind).
+SET_CONTAINER: Final = "ALTER SESSION SET CONTAINER = {container}"
+
 SESSION_PRIVILEGES: Final = "SELECT PRIVILEGE FROM SESSION_PRIVS"
 
 # SYS.DBMS_LOGMNR is listed in ALL_OBJECTS only when this user may execute it.
@@ -181,6 +185,15 @@ LOGMNR_CONTENTS: Final = (
     "OR (OPERATION_CODE = 5 AND {owner_filter}) "
     "OR {table_filter} "
     "OR {object_filter})"
+    "{container_filter}"
+)
+# A root session's rows of one PDB: its data and DDL rows carry its name in SRC_CON_NAME; its
+# transaction-control rows may carry CDB$ROOT instead (as connectors have observed), so those
+# are kept from the root too. Other PDBs' rows are left out (a clone has the same table names
+# and object numbers). Appended to LOGMNR_CONTENTS' WHERE clause.
+LOGMNR_CONTAINER_FILTER: Final = (
+    " AND (SRC_CON_NAME = :pdb OR (OPERATION_CODE IN (6, 7, 27, 34, 36) "
+    "AND SRC_CON_NAME = 'CDB$ROOT'))"
 )
 IN_LIST_MAX: Final = 1000
 
@@ -298,7 +311,15 @@ STATEMENTS: Final[dict[str, str]] = {
         owner_filter="SEG_OWNER IN (:owner_1)",
         table_filter="(SEG_OWNER, TABLE_NAME) IN ((:table_owner_1, :table_name_1))",
         object_filter="DATA_OBJ# IN (:obj_1)",
+        container_filter="",
     ),
+    "LOGMNR_CONTENTS_OF_PDB": LOGMNR_CONTENTS.format(
+        owner_filter="SEG_OWNER IN (:owner_1)",
+        table_filter="(SEG_OWNER, TABLE_NAME) IN ((:table_owner_1, :table_name_1))",
+        object_filter="DATA_OBJ# IN (:obj_1)",
+        container_filter=LOGMNR_CONTAINER_FILTER,
+    ),
+    "SET_CONTAINER": SET_CONTAINER.format(container="PDB1"),
 }
 
 _NAME_MAX = 128
@@ -330,12 +351,16 @@ def like_pattern(wildcard: str) -> str:
 
 
 def logminer_contents_query(
-    owners: Sequence[str], tables: Sequence[tuple[str, str]], object_ids: Sequence[int]
+    owners: Sequence[str],
+    tables: Sequence[tuple[str, str]],
+    object_ids: Sequence[int],
+    pdb: str | None = None,
 ) -> tuple[str, dict[str, object]]:
     """:data:`LOGMNR_CONTENTS` for ``owners`` (DDL), ``tables`` ((owner, name): every row) and
     ``object_ids`` (DATA_OBJ#), with its binds (``:start_scn`` and ``:end_scn`` excepted):
-    one bind per value, IN-lists of at most :data:`IN_LIST_MAX` joined by OR."""
-    binds: dict[str, object] = {}
+    one bind per value, IN-lists of at most :data:`IN_LIST_MAX` joined by OR. ``pdb``: a
+    root session's rows of that PDB only (:data:`LOGMNR_CONTAINER_FILTER`)."""
+    binds: dict[str, object] = {} if pdb is None else {"pdb": pdb}
     owner_terms = []
     for index, owner in enumerate(owners, start=1):
         binds[f"owner_{index}"] = owner
@@ -353,6 +378,7 @@ def logminer_contents_query(
         owner_filter=_in_lists("SEG_OWNER", owner_terms),
         table_filter=_in_lists("(SEG_OWNER, TABLE_NAME)", table_terms),
         object_filter=_in_lists("DATA_OBJ#", object_terms),
+        container_filter="" if pdb is None else LOGMNR_CONTAINER_FILTER,
     )
     return statement, binds
 
