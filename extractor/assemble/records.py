@@ -17,8 +17,10 @@ _MAX_REDO_POSITION: RedoPosition = (2**63 - 1, 2**63 - 1, 2**63 - 1, 2**63 - 1)
 class CommitPosition:
     """Where a transaction committed: its COMMIT row's SCN, then that row's redo position.
 
-    Totally orders commits. The pipeline checkpoints the position of the last transaction it
-    landed and passes it back as ``emit_after`` after a restart.
+    Orders the commits of one redo thread; on RAC two threads' positions at one SCN do not
+    compare (their log sequences are their own). The pipeline checkpoints the position of the
+    last transaction it landed and, after a restart, skips every commit at or below its SCN
+    (``emit_after=CommitPosition.after_scn(...)``).
     """
 
     scn: int
@@ -29,9 +31,10 @@ class CommitPosition:
         return cls(row.scn, redo_position(row.rs_id, row.ssn))
 
     @classmethod
-    def after_snapshot(cls, snapshot_scn: int) -> CommitPosition:
-        """The position that every commit at or below ``snapshot_scn`` is <= (handover)."""
-        return cls(snapshot_scn, _MAX_REDO_POSITION)
+    def after_scn(cls, scn: int) -> CommitPosition:
+        """The position that every commit at or below ``scn`` is <= (whatever its redo
+        thread): an ``emit_after`` that skips whole SCNs."""
+        return cls(scn, _MAX_REDO_POSITION)
 
 
 @dataclass(frozen=True, slots=True)

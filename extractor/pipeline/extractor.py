@@ -6,7 +6,10 @@ Ordering and durability rules (docs/architecture.md §2-3, §6):
   written after it has landed. A crash in between re-lands the same change rows under a new
   batch id, and consolidation collapses identical change rows: the replica is the same.
 - Mining restarts at ``resume_scn``, at or below the first SCN of every transaction still open
-  at the checkpoint, and skips transactions committed at or before ``last_commit``.
+  at the checkpoint, and skips transactions committed at or below ``last_commit``'s SCN: a
+  window ends on a whole SCN, so the window that landed ``last_commit`` processed every commit
+  of that SCN (RAC instances commit at one SCN in positions of different redo threads, which
+  do not compare).
 - A table's snapshot at SCN S covers every transaction committed at or before S; changes of
   that table from those transactions are dropped, later ones are applied (the handover of
   docs/logminer.md §4: mining starts at the oldest transaction open at S).
@@ -298,9 +301,8 @@ class Extractor:
         self._config.spill_dir.mkdir(parents=True, exist_ok=True)
         emit_after = None
         if checkpoint.last_commit is not None:
-            emit_after = AssemblerCommitPosition(
-                checkpoint.last_commit.commit_scn, _unpack_redo(checkpoint.last_commit.redo_pos)
-            )
+            # Every commit at that SCN was processed (module docstring): skip them all.
+            emit_after = AssemblerCommitPosition.after_scn(checkpoint.last_commit.commit_scn)
         self._buffer = TransactionBuffer(
             self._config.memory_budget_mb * 1024 * 1024,
             self._config.spill_dir,
@@ -576,16 +578,6 @@ def next_window_scns(window_scns: int, rows_read: int, mining: MiningSettings) -
     if rows_read < mining.target_rows_per_window // 2:
         return min(mining.max_window_scns, window_scns * 2)
     return window_scns
-
-
-def _unpack_redo(redo_pos: int) -> tuple[int, int, int, int]:
-    """Inverse of ``staging_contract.redo_position_number``."""
-    return (
-        redo_pos >> 80,
-        (redo_pos >> 48) & 0xFFFFFFFF,
-        (redo_pos >> 32) & 0xFFFF,
-        redo_pos & 0xFFFFFFFF,
-    )
 
 
 @contextmanager

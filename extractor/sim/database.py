@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import zlib
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -88,6 +88,7 @@ class SimDatabase:
         self._marker_xids: set[str] = set()  # replication-marker transactions (never end)
         self._first_scn = first_scn
         self._scn = first_scn
+        self._held_scn: int | None = None  # commit_at_one_scn: every step takes this SCN
         self._clock = clock or self._scn_clock
         self._tables: dict[tuple[str, str], VersionedTable] = {}
         self._tables_by_id: dict[int, VersionedTable] = {}
@@ -328,6 +329,23 @@ class SimDatabase:
         self._append(self._control_event(xid, OperationCode.REPLICATION_MARKER, scn, DDL_USERNAME))
         return xid
 
+    def commit_at_one_scn(self, transactions: Sequence[SimTransaction]) -> int:
+        """Commit ``transactions`` in order at one SCN and return it: RAC instances keep
+        their own SCN clocks (synchronised by messages), so transactions of different
+        instances may commit at one SCN; LogMiner returns their rows in the order given here
+        (a single instance never does this: use one transaction per instance)."""
+        instances = [self.instance_of(t.xid) for t in transactions]
+        if len(set(instances)) != len(instances):
+            raise SimUsageError(f"one commit SCN needs one transaction per instance: {instances}")
+        scn = self._next_scn()
+        self._held_scn = scn
+        try:
+            for transaction in transactions:
+                transaction.commit()
+        finally:
+            self._held_scn = None
+        return scn
+
     def open_transactions(self, instance: int | None = None) -> list[tuple[str, int]]:
         """(XID hex, START_SCN) of open transactions that have changed data: of one
         ``instance`` (V$TRANSACTION, local to the session's instance) or of all (None:
@@ -555,6 +573,8 @@ class SimDatabase:
         return self._tables_by_id[table_id]
 
     def _next_scn(self) -> int:
+        if self._held_scn is not None:
+            return self._held_scn
         self._scn += 1
         return self._scn
 

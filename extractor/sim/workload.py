@@ -65,6 +65,9 @@ class WorkloadSpec:
     # chance, per transaction started, of a GoldenGate replication marker (a transaction of
     # one code 27 row that never ends; SimDatabase.replication_marker)
     replication_marker_ratio: float = 0.0
+    # chance, per commit, that a finished transaction of another RAC instance commits at the
+    # same SCN right after it (SimDatabase.commit_at_one_scn; needs SimDatabase(threads=2+))
+    one_scn_commit_ratio: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -189,8 +192,8 @@ class WorkloadRunner:
                 self._statement(current, rng.choice(names))
                 current.remaining -= 1
             elif self.started < target or len(active) > spec.open_at_end:
-                self._finish(current)
-                active.remove(current)
+                for finished in self._finish(current):
+                    active.remove(finished)
         for left_open in active:  # every transaction left open has written redo
             while not left_open.txn.has_changes:
                 self._dml(left_open, rng.choice(names))
@@ -201,9 +204,9 @@ class WorkloadRunner:
         then run a DROP COLUMN still waiting for the first table to be free."""
         first_scn = self.db.current_scn()
         before = self._counts()
-        for current in list(self._active):
-            self._finish(current)
-            self._active.remove(current)
+        while self._active:
+            for finished in self._finish(self._active[0]):
+                self._active.remove(finished)
         self._try_pending_drop()
         return self._result(first_scn, before)
 
@@ -390,19 +393,45 @@ class WorkloadRunner:
         del current.inserted[inserted:]
         del current.deleted[deleted:]
 
-    def _finish(self, current: _Open) -> None:
+    def _finish(self, current: _Open) -> list[_Open]:
+        """End ``current`` (and, with ``one_scn_commit_ratio``, a partner committing at the
+        same SCN); returns the transactions ended."""
         if self.rng.random() < self.spec.rollback_ratio:
             current.txn.rollback()
             self.rolled_back += 1
             for table_name, rowid in current.claimed:
                 self.live[table_name].add(rowid)
-            return
-        current.txn.commit()
-        self.committed += 1
-        deleted = set(current.deleted)
-        for table_name, rowid in current.claimed + current.inserted:
-            if (table_name, rowid) not in deleted:
-                self.live[table_name].add(rowid)
+            return [current]
+        partner = self._one_scn_partner(current)
+        if partner is None:
+            current.txn.commit()
+            ended = [current]
+        else:
+            self.db.commit_at_one_scn([current.txn, partner.txn])
+            ended = [current, partner]
+        for done in ended:
+            self.committed += 1
+            deleted = set(done.deleted)
+            for table_name, rowid in done.claimed + done.inserted:
+                if (table_name, rowid) not in deleted:
+                    self.live[table_name].add(rowid)
+        return ended
+
+    def _one_scn_partner(self, current: _Open) -> _Open | None:
+        """A finished transaction of another instance to commit at ``current``'s SCN."""
+        ratio = self.spec.one_scn_commit_ratio
+        if not ratio or not current.txn.has_changes or self.rng.random() >= ratio:
+            return None
+        instance = self.db.instance_of(current.txn.xid)
+        candidates = [
+            other
+            for other in self._active
+            if other is not current
+            and other.remaining == 0
+            and other.txn.has_changes
+            and self.db.instance_of(other.txn.xid) != instance
+        ]
+        return self.rng.choice(candidates) if candidates else None
 
 
 def run_workload(db: SimDatabase, spec: WorkloadSpec) -> WorkloadResult:

@@ -73,7 +73,7 @@ def test_commit_position_orders_by_scn_then_redo_address() -> None:
     assert CommitPosition(180, (1, 9, 9, 9)) < CommitPosition(181, (0, 0, 0, 0))
     assert CommitPosition(180, (1, 2, 3, 4)) < CommitPosition(180, (1, 2, 4, 0))
     assert CommitPosition(180, (0xFFFFFFFF, 0xFFFFFFFF, 0xFFFF, 2**32)) < (
-        CommitPosition.after_snapshot(180)
+        CommitPosition.after_scn(180)
     )
 
 

@@ -266,7 +266,7 @@ def test_emit_after_compares_redo_positions_within_the_same_commit_scn(tmp_path:
 def test_snapshot_handover_emits_only_transactions_committing_after_the_snapshot(
     tmp_path: Path,
 ) -> None:
-    buffer = TransactionBuffer(BUDGET, tmp_path, emit_after=CommitPosition.after_snapshot(105))
+    buffer = TransactionBuffer(BUDGET, tmp_path, emit_after=CommitPosition.after_scn(105))
     rows = [start(XID_A, 90), insert(XID_A, 95, 1), start(XID_B, 100), insert(XID_B, 101, 2)]
     rows += [commit(XID_A, 105, block=0xFFFFFF), commit(XID_B, 106)]
 
@@ -276,7 +276,7 @@ def test_snapshot_handover_emits_only_transactions_committing_after_the_snapshot
 
 
 def test_commit_row_with_a_malformed_rs_id_is_an_assembly_error(tmp_path: Path) -> None:
-    buffer = TransactionBuffer(BUDGET, tmp_path, emit_after=CommitPosition.after_snapshot(105))
+    buffer = TransactionBuffer(BUDGET, tmp_path, emit_after=CommitPosition.after_scn(105))
     buffer.add(insert(XID_A, 101, 1))
     bad = dataclasses.replace(commit(XID_A, 105), rs_id=" garbage ")
 

@@ -152,6 +152,9 @@ def _workload(case: HarnessCase) -> tuple[SimDatabase, WorkloadRunner, bool]:
     db.redo_write_lag_scns = random.Random(f"redo-lag-{case.seed}").choice((0, 25))
     # Half the seeds: row-moving DDL (MOVE / SHRINK SPACE: re-snapshots) and TRUNCATEs.
     ddl_ratio = random.Random(f"row-moving-ddl-{case.seed}").choice((0.0, 0.01))
+    # RAC seeds, half of them: transactions of two instances commit at one SCN (positions of
+    # two redo threads at one SCN). Own random stream.
+    one_scn = random.Random(f"one-scn-{case.seed}").choice((0.0, 0.1)) if threads > 1 else 0.0
     spec = WorkloadSpec(
         tables=case.tables,
         seed=case.seed,
@@ -166,6 +169,7 @@ def _workload(case: HarnessCase) -> tuple[SimDatabase, WorkloadRunner, bool]:
         key_shift_ratio=0.15,  # `set id = id + 1` and key swaps over several rows
         row_move_ratio=ddl_ratio,
         truncate_ratio=ddl_ratio / 2,
+        one_scn_commit_ratio=one_scn,
     )
     _place_in_container(db, random.Random(f"container-{case.seed}").choice(CONTAINERS))
     workload = WorkloadRunner(db, spec)
