@@ -98,7 +98,8 @@ BUCKET_KEYS = 40
 TOUCHED_BUCKET_KEY = 7
 
 
-def _phase1() -> dict[TableDef, list[Change]]:
+def scenario_phase1() -> dict[TableDef, list[Change]]:
+    """Batch 1 of every scenario table (the replicas are built from it first)."""
     return {
         ORDERING: [
             # landed newest-position-last on purpose: landing order must not matter
@@ -197,7 +198,8 @@ def _phase1() -> dict[TableDef, list[Change]]:
     }
 
 
-def _phase2() -> dict[TableDef, list[Change]]:
+def scenario_phase2() -> dict[TableDef, list[Change]]:
+    """Batch 2 of every scenario table (after the schema changes of History.phase2)."""
     return {
         SNAPSHOTS: [Change("r", 125, row(2, v="late snapshot at 125"), batch=2)],
         DUPLICATES: [Change("u", 110, row(1, v="updated"), batch=2)],
@@ -332,7 +334,7 @@ class Landing:
     )
 
     def phase1(self, spark: object) -> None:
-        for table, changes in _phase1().items():
+        for table, changes in scenario_phase1().items():
             self.staging[table].land(spark, changes)
 
     def phase2(self, spark: object) -> None:
@@ -353,5 +355,5 @@ class Landing:
         # staging table is replaced by one of the new type, and the table re-snapshotted
         spark.sql(f"drop table {self.staging[KEY_TYPE].name}")  # type: ignore[attr-defined]
         self.staging = {**self.staging, KEY_TYPE: StagingTable(KEY_TYPE_WIDE)}
-        for table, changes in _phase2().items():
+        for table, changes in scenario_phase2().items():
             self.staging[table].land(spark, changes)

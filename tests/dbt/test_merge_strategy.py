@@ -18,11 +18,14 @@ from extractor.dbt_gen import generate_project_files
 from extractor.dictionary import TableDef
 from tests.dbt.dbt_helpers import Change, StagingTable, copy_project, dbt, number, varchar
 from tests.dbt.scenarios import (
+    DROPPED_COLUMN,
     LATE_PARTIAL,
     exactness_phase1,
     exactness_phase2,
     key_update,
     marker,
+    scenario_phase1,
+    scenario_phase2,
     snapshot_rows,
 )
 
@@ -39,8 +42,10 @@ KEY_MOVES = TableDef(
 RESET = TableDef(
     "CDC", "RESET", (number("ID", 1, nullable=False), varchar("V", 2)), primary_key=("ID",)
 )
-# the LATE_PARTIAL scenario of the insert_overwrite tests, in a staging table of its own
+# the LATE_PARTIAL and DROPPED_COLUMN scenarios of the insert_overwrite tests, in staging
+# tables of their own
 LATE = replace(LATE_PARTIAL, name="LATE_MERGED")
+DROPPED = replace(DROPPED_COLUMN, name="DROPPED_MERGED")
 
 PRINT_MERGE_MACRO = """
 {% macro print_replica_merge(soft_deletes) %}
@@ -75,8 +80,9 @@ def merge_sql(project: Path, *, soft_deletes: bool) -> str:
 def project(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
     project = copy_project(tmp_path_factory.mktemp("merge") / "oracle_cdc", with_views=False)
     (project / "macros" / "print_replica_merge.sql").write_text(PRINT_MERGE_MACRO)
-    generate_project_files([MERGED, KEY_MOVES, RESET, LATE], project)
+    generate_project_files([MERGED, KEY_MOVES, RESET, LATE, DROPPED], project)
     StagingTable(LATE).land(spark, exactness_phase1()[LATE_PARTIAL])
+    StagingTable(DROPPED).land(spark, scenario_phase1()[DROPPED_COLUMN])
     StagingTable(MERGED).land(spark, [Change("c", 100, {"id": Decimal(1), "v": "x"})])
     StagingTable(KEY_MOVES).land(spark, snapshot_rows(100, [1, 2, 3]))
     StagingTable(RESET).land(spark, snapshot_rows(100, [1, 2]))
@@ -86,6 +92,11 @@ def project(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
         spark, [marker(150, batch=2), Change("c", 160, {"id": Decimal(3), "v": "new"}, batch=2)]
     )
     StagingTable(LATE).land(spark, exactness_phase2()[LATE_PARTIAL])
+    # GONE dropped in the source: the staging table is re-created without it (docs/landing.md)
+    spark.sql(f"drop table {StagingTable(DROPPED).name}")
+    StagingTable(replace(DROPPED, columns=DROPPED.columns[:2])).land(
+        spark, scenario_phase2()[DROPPED_COLUMN]
+    )
     return project
 
 
@@ -159,4 +170,17 @@ def test_merge_receives_older_changes_landed_later_in_their_place(
     assert {k: (r["a"], r["b"], r["c"], r["_deleted"]) for k, r in rows.items()} == {
         1: ("a at 200", "b at 180", "snap", False),
         2: ("a at 110", "b at 120", "c1", False),
+    }
+
+
+def test_merge_cuts_a_dropped_column_at_a_delete_and_keeps_it_for_updated_keys(
+    project: Path, spark: Any
+) -> None:
+    """DROPPED_COLUMN (tests/dbt/scenarios.py) on the merge path: an updated key keeps the
+    dropped column's last value, a new key and a key deleted and re-inserted get NULL."""
+    rows = merge_rows(project, spark, "cdc__dropped_merged")
+    assert {k: (r["v"], r["gone"], r["_deleted"]) for k, r in rows.items()} == {
+        1: ("b", "last value", False),
+        2: ("new key", None, False),
+        3: ("re-inserted", None, False),
     }
