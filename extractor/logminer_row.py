@@ -42,6 +42,21 @@ class OperationCode(IntEnum):
     UNSUPPORTED = 255
 
 
+# Rows that open, end or interrupt transactions rather than change a row: the mining query
+# keeps them for every transaction (queries.LOGMNR_CONTENTS), whatever table it touched.
+TRANSACTION_CONTROL_CODES: frozenset[OperationCode] = frozenset(
+    {
+        OperationCode.START,
+        OperationCode.COMMIT,
+        OperationCode.REPLICATION_MARKER,
+        OperationCode.MISSING_SCN,
+        OperationCode.ROLLBACK,
+    }
+)
+TRANSACTION_END_CODES: frozenset[OperationCode] = frozenset(
+    {OperationCode.COMMIT, OperationCode.ROLLBACK}
+)
+
 # OPERATION text Oracle writes for each code (68/70/71 as observed; 27, 29 and 91-93 are not
 # documented by Oracle: the text is the connectors' name for them).
 OPERATION_NAMES: dict[int, str] = {
@@ -102,7 +117,7 @@ class LogMinerRow:
     """A V$LOGMNR_CONTENTS row. Timestamps are ISO 8601 text, as in the bundle.
 
     ``rs_id`` keeps Oracle's padding (e.g. ``" 0x000c5d.00000271.0010 "``); use
-    :func:`redo_position` for an orderable value.
+    ``extractor.redo_position.RedoPosition.of`` for an orderable value.
     """
 
     scn: int
@@ -163,16 +178,3 @@ class LogMinerRow:
             None if (sql_redo := get("SQL_REDO")) is None else str(sql_redo),
             None if (data_obj := get(DATA_OBJ_COLUMN)) is None else int(data_obj),
         )
-
-
-def redo_position(rs_id: str, ssn: int) -> tuple[int, int, int, int]:
-    """(log sequence, block, offset, SSN) parsed from a padded RS_ID such as
-    ``' 0x0073c9.000a4e4c.01d0 '``: compares in redo order within one SCN."""
-    text = rs_id.strip()
-    if text.startswith(("0x", "0X")):
-        text = text[2:]
-    parts = text.split(".")
-    if len(parts) != 3:
-        raise ValueError(f"RS_ID {rs_id!r} is not of the form 0xSEQ.BLOCK.OFFSET")
-    seq, block, offset = (int(p, 16) for p in parts)
-    return seq, block, offset, ssn

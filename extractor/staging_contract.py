@@ -47,9 +47,6 @@ METADATA_COLUMN_NAMES: Final[tuple[str, ...]] = tuple(name for name, _, _ in MET
 # "t" is a reset marker: no source column, empty _present, NULL _row_id (docs/landing.md).
 OPERATIONS: Final[tuple[str, ...]] = ("r", "c", "u", "d", "t")
 
-# Field widths of RS_ID parts and SSN inside _redo_pos: seq(32 bits) block(32) offset(16) ssn(32).
-_REDO_SHIFTS: Final[tuple[int, int, int]] = (80, 48, 32)
-
 _SIMPLE_IDENTIFIER = re.compile(r"^[a-z_][a-z0-9_$#]*$")
 
 
@@ -66,14 +63,6 @@ def staging_table_name(owner: str, table: str) -> str:
 def replica_model_name(owner: str, table: str) -> str:
     """``<owner>__<table>`` in lower case: the dbt model that consolidates the staging table."""
     return f"{owner.lower()}__{table.lower()}"
-
-
-def redo_position_number(seq: int, block: int, offset: int, ssn: int) -> int:
-    """Pack an RS_ID (sequence, block, offset) and SSN into one orderable integer."""
-    if not (0 <= seq < 2**32 and 0 <= block < 2**32 and 0 <= offset < 2**16 and 0 <= ssn < 2**32):
-        raise ValueError(f"redo position out of range: {(seq, block, offset, ssn)}")
-    seq_shift, block_shift, offset_shift = _REDO_SHIFTS
-    return (seq << seq_shift) | (block << block_shift) | (offset << offset_shift) | ssn
 
 
 def is_simple_identifier(name: str) -> bool:

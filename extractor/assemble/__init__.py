@@ -16,11 +16,11 @@ from extractor.assemble.errors import (
 )
 from extractor.assemble.records import (
     BufferMetrics,
-    CommitPosition,
     CommittedTransaction,
     OpenTransactionSummary,
 )
 from extractor.assemble.transaction_buffer import TransactionBuffer
+from extractor.redo_position import CommitPosition
 
 __all__ = [
     "AssemblyError",

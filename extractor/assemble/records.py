@@ -1,40 +1,12 @@
-"""Records the transaction buffer hands to the pipeline (and the pipeline stores in checkpoints)."""
+"""Records the transaction buffer hands to the pipeline (positions: ``extractor.redo_position``)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from extractor.logminer_row import LogMinerRow, redo_position
-
-RedoPosition = tuple[int, int, int, int]
-
-# Above every real (log sequence, block, offset, SSN): RS_ID fields are at most 32 bits.
-_MAX_REDO_POSITION: RedoPosition = (2**63 - 1, 2**63 - 1, 2**63 - 1, 2**63 - 1)
-
-
-@dataclass(frozen=True, slots=True, order=True)
-class CommitPosition:
-    """Where a transaction committed: its COMMIT row's SCN, then that row's redo position.
-
-    Orders the commits of one redo thread; on RAC two threads' positions at one SCN do not
-    compare (their log sequences are their own). The pipeline checkpoints the position of the
-    last transaction it landed and, after a restart, skips every commit at or below its SCN
-    (``emit_after=CommitPosition.after_scn(...)``).
-    """
-
-    scn: int
-    redo: RedoPosition
-
-    @classmethod
-    def of_commit_row(cls, row: LogMinerRow) -> CommitPosition:
-        return cls(row.scn, redo_position(row.rs_id, row.ssn))
-
-    @classmethod
-    def after_scn(cls, scn: int) -> CommitPosition:
-        """The position that every commit at or below ``scn`` is <= (whatever its redo
-        thread): an ``emit_after`` that skips whole SCNs."""
-        return cls(scn, _MAX_REDO_POSITION)
+from extractor.logminer_row import LogMinerRow
+from extractor.redo_position import CommitPosition, RedoPosition
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +31,7 @@ class CommittedTransaction:
 
     @property
     def position(self) -> CommitPosition:
-        return CommitPosition(self.commit_scn, redo_position(self.commit_rs_id, self.commit_ssn))
+        return CommitPosition(self.commit_scn, RedoPosition.of(self.commit_rs_id, self.commit_ssn))
 
 
 @dataclass(frozen=True, slots=True)

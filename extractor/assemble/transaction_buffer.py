@@ -39,21 +39,30 @@ from extractor.assemble.errors import AssemblyError, RedoGapError
 from extractor.assemble.open_transaction import OpenTransaction
 from extractor.assemble.records import (
     BufferMetrics,
-    CommitPosition,
     CommittedTransaction,
     OpenTransactionSummary,
 )
 from extractor.assemble.spill import SpillFile
-from extractor.logminer_row import LogMinerRow, redo_position
+from extractor.logminer_row import (
+    TRANSACTION_CONTROL_CODES,
+    TRANSACTION_END_CODES,
+    LogMinerRow,
+    OperationCode,
+)
+from extractor.redo_position import CommitPosition, RedoPosition
 
 # Estimated memory of one buffered row beyond its SQL_REDO text: the LogMinerRow object and
 # its small strings (RS_ID, ROW_ID, timestamps) and ints, plus the bookkeeping below.
 ROW_OVERHEAD_BYTES = 500
 
-START, COMMIT, ROLLBACK, MISSING_SCN, REPLICATION_MARKER = 6, 7, 36, 34, 27
-INSERT, DELETE = 1, 2
-IGNORED_CODES = frozenset({0, 25, REPLICATION_MARKER})
-_NOT_EVENTS = frozenset({START, COMMIT, ROLLBACK, MISSING_SCN}) | IGNORED_CODES
+START, COMMIT, ROLLBACK = OperationCode.START, OperationCode.COMMIT, OperationCode.ROLLBACK
+MISSING_SCN, REPLICATION_MARKER = OperationCode.MISSING_SCN, OperationCode.REPLICATION_MARKER
+INSERT, DELETE = OperationCode.INSERT, OperationCode.DELETE
+# Rows that change nothing the buffer keeps: internal, SELECT FOR UPDATE, replication markers.
+IGNORED_CODES = frozenset(
+    {OperationCode.INTERNAL, OperationCode.SELECT_FOR_UPDATE, REPLICATION_MARKER}
+)
+_NOT_EVENTS = TRANSACTION_CONTROL_CODES | IGNORED_CODES
 # XID = undo segment (4 hex) + slot (4 hex) + sequence (8 hex); LogMiner shows sequence
 # FFFFFFFF when it cannot link a row to a transaction begun before the session.
 _SLOT_CHARS = 8
@@ -283,7 +292,7 @@ class TransactionBuffer:
         if commit_row.scn < limit.scn:
             return True
         try:
-            return redo_position(commit_row.rs_id, commit_row.ssn) <= limit.redo
+            return RedoPosition.of(commit_row.rs_id, commit_row.ssn) <= limit.redo
         except ValueError as error:
             raise AssemblyError(
                 f"COMMIT row has an RS_ID that is not a redo address: {commit_row.rs_id!r}",
@@ -345,7 +354,7 @@ class TransactionBuffer:
         if xid not in self._abandoned:
             return False
         self._abandoned_rows += 1
-        if row.operation_code in (COMMIT, ROLLBACK):
+        if row.operation_code in TRANSACTION_END_CODES:
             del self._abandoned[xid]
             if row.operation_code == COMMIT:
                 LOG.warning(

@@ -21,7 +21,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any, Final, Literal, cast, get_args
 
+from extractor.atomic_file import write_text_atomically
 from extractor.land.errors import CheckpointCorruptError, CheckpointError, CheckpointLockedError
+from extractor.redo_position import CommitPosition
 
 LOG = logging.getLogger(__name__)
 
@@ -32,23 +34,6 @@ FORMAT_VERSION: Final = 1
 
 SnapshotStatus = Literal["pending", "running", "done"]
 SNAPSHOT_STATUSES: Final[tuple[str, ...]] = get_args(SnapshotStatus)
-
-
-@dataclass(frozen=True)
-class CommitPosition:
-    """The commit SCN and redo position (``staging_contract.redo_position_number``) of a
-    transaction's COMMIT: transactions at or below it have landed."""
-
-    commit_scn: int
-    redo_pos: int
-
-    def to_json(self) -> dict[str, Any]:
-        # redo_pos exceeds 2**53: written as text so that no JSON reader rounds it.
-        return {"commit_scn": self.commit_scn, "redo_pos": str(self.redo_pos)}
-
-    @classmethod
-    def from_json(cls, raw: Mapping[str, Any]) -> CommitPosition:
-        return cls(commit_scn=_int(raw["commit_scn"]), redo_pos=int(str(raw["redo_pos"])))
 
 
 @dataclass(frozen=True)
@@ -185,7 +170,7 @@ class CheckpointStore:
         floor = self._current.next_batch_id
         if checkpoint.next_batch_id < floor:
             checkpoint = replace(checkpoint, next_batch_id=floor)
-        _write_atomically(self.path, json.dumps(checkpoint.to_json(), indent=2) + "\n")
+        write_text_atomically(self.path, json.dumps(checkpoint.to_json(), indent=2) + "\n")
         self._current = checkpoint
         return checkpoint
 
@@ -274,20 +259,6 @@ def _acquire_lock(path: Path) -> IO[str]:
     handle.write(str(os.getpid()))
     handle.flush()
     return handle
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    temporary = path.with_name(path.name + ".tmp")
-    with temporary.open("w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
-    directory = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(directory)
-    finally:
-        os.close(directory)
 
 
 def _int(value: Any) -> int:

@@ -31,7 +31,7 @@ from extractor.change_record import ChangeRecord, Operation
 from extractor.dictionary import TableDef
 from extractor.keys import keyed_by_primary_key
 from extractor.land.audit_records import QuarantinedChange
-from extractor.logminer_row import LogMinerRow, OperationCode, redo_position
+from extractor.logminer_row import LogMinerRow, OperationCode
 from extractor.nls import NlsSettings
 from extractor.parse import (
     ParsedRedo,
@@ -41,7 +41,7 @@ from extractor.parse import (
     parse_redo,
     typed_row,
 )
-from extractor.staging_contract import redo_position_number
+from extractor.redo_position import RedoPosition
 
 _DML_OPERATIONS: dict[int, Operation] = {
     OperationCode.INSERT: "c",
@@ -245,7 +245,7 @@ class ChangeBuilder:
                 table=table.name,
                 scn=row.scn,
                 commit_scn=info.commit_scn,
-                redo_pos=redo_position_number(*redo_position(row.rs_id, row.ssn)),
+                redo_pos=RedoPosition.of(row.rs_id, row.ssn).packed(),
                 rs_id=row.rs_id.strip(),
                 ssn=row.ssn,
                 xid=info.xid,
@@ -308,7 +308,7 @@ def reset_marker(info: TransactionInfo, row: LogMinerRow, owner: str, table: str
         table=table,
         scn=row.scn,
         commit_scn=info.commit_scn,
-        redo_pos=redo_position_number(*redo_position(row.rs_id, row.ssn)),
+        redo_pos=RedoPosition.of(row.rs_id, row.ssn).packed(),
         rs_id=row.rs_id.strip(),
         ssn=row.ssn,
         xid=info.xid,

@@ -24,7 +24,6 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from extractor.assemble.csf import ContinuationJoiner
-from extractor.assemble.records import CommitPosition as AssemblerCommitPosition
 from extractor.assemble.records import CommittedTransaction
 from extractor.assemble.transaction_buffer import TransactionBuffer
 from extractor.change_record import ChangeRecord
@@ -33,12 +32,7 @@ from extractor.dictionary import TableDef
 from extractor.errors import OracdcError
 from extractor.land.audit_records import QuarantinedChange, SchemaChange
 from extractor.land.change_batch import change_batch, snapshot_batch
-from extractor.land.checkpoint import (
-    Checkpoint,
-    CheckpointStore,
-    CommitPosition,
-    TableSnapshotState,
-)
+from extractor.land.checkpoint import Checkpoint, CheckpointStore, TableSnapshotState
 from extractor.land.staging_writer import StagingWriter
 from extractor.logminer_row import LogMinerRow
 from extractor.pipeline.change_builder import (
@@ -50,12 +44,9 @@ from extractor.pipeline.change_builder import (
 from extractor.pipeline.progress import Progress
 from extractor.pipeline.stats import ExtractorStats, load_stats, save_stats
 from extractor.pipeline.table_registry import TableRegistry
+from extractor.redo_position import CommitPosition
 from extractor.source.base import SnapshotPoint, Source
-from extractor.staging_contract import (
-    METADATA_COLUMN_NAMES,
-    redo_position_number,
-    spark_column_name,
-)
+from extractor.staging_contract import METADATA_COLUMN_NAMES, spark_column_name
 
 LOG = logging.getLogger(__name__)
 
@@ -302,7 +293,7 @@ class Extractor:
         emit_after = None
         if checkpoint.last_commit is not None:
             # Every commit at that SCN was processed (module docstring): skip them all.
-            emit_after = AssemblerCommitPosition.after_scn(checkpoint.last_commit.commit_scn)
+            emit_after = CommitPosition.after_scn(checkpoint.last_commit.scn)
         self._buffer = TransactionBuffer(
             self._config.memory_budget_mb * 1024 * 1024,
             self._config.spill_dir,
@@ -534,8 +525,7 @@ class _WindowLanding:
         self._errors.extend(changes.quarantined)
         self.quarantined += len(changes.quarantined)
         self.transactions += 1
-        position = committed.position
-        self.last_commit = CommitPosition(position.scn, redo_position_number(*position.redo))
+        self.last_commit = committed.position
         if self._held >= _FLUSH_RECORDS:
             self._flush()
 
@@ -558,10 +548,10 @@ def _refuse_snapshots_below_landed(
         return
     for table in tables:
         scn = point.scn_of(table)
-        if scn < landed.commit_scn:
+        if scn < landed.scn:
             raise OracdcError(
                 f"{table.qualified_name}: snapshot at SCN {scn} is older than the last change "
-                f"landed (commit SCN {landed.commit_scn}); its changes in between would be lost",
+                f"landed (commit SCN {landed.scn}); its changes in between would be lost",
                 fix=(
                     "give the table a snapshot at or above that SCN, or move checkpoint.json "
                     "aside to replicate every table again (docs/extraction.md)"

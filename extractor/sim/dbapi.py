@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from extractor.dictionary import TableDef
-from extractor.logminer_row import LogMinerRow
+from extractor.logminer_row import TRANSACTION_CONTROL_CODES, LogMinerRow, OperationCode
 from extractor.sim.database import SimDatabase
 from extractor.sim.errors import SimUsageError, raise_oracle_error
 from extractor.sim.redo_logs import RedoLogFile
@@ -57,8 +57,6 @@ _LOGMNR_CONTENTS_HEAD = queries.normalise(queries.LOGMNR_CONTENTS.split("{")[0])
 _LOG_GROUP_TYPES = {"ALL": ["ALL COLUMN LOGGING"], "PRIMARY KEY": ["PRIMARY KEY LOGGING"]}
 _ROOT = "CDB$ROOT"
 _SET_CONTAINER = re.compile(r"^ALTER SESSION SET CONTAINER = (?P<name>[A-Za-z0-9_$#]+)$")
-# Transaction-control rows (START, COMMIT, REPLICATION_MARKER, MISSING_SCN, ROLLBACK).
-_CONTROL_CODES = frozenset({6, 7, 27, 34, 36})
 
 
 class UnknownStatementError(SimUsageError):
@@ -463,7 +461,12 @@ class SimCursor:
             return [(row, server.pdb_name) for row in rows]
         control_container = _ROOT if server.control_rows_in_root else server.pdb_name
         tagged = [
-            (row, control_container if row.operation_code in _CONTROL_CODES else server.pdb_name)
+            (
+                row,
+                control_container
+                if row.operation_code in TRANSACTION_CONTROL_CODES
+                else server.pdb_name,
+            )
             for row in rows
         ]
         if server.clone_pdb is None:
@@ -650,18 +653,19 @@ class _Filter:
 
     def selects(self, row: LogMinerRow, container: str) -> bool:
         if self.pdb is not None and not (
-            container == self.pdb or (row.operation_code in _CONTROL_CODES and container == _ROOT)
+            container == self.pdb
+            or (row.operation_code in TRANSACTION_CONTROL_CODES and container == _ROOT)
         ):
             return False
-        if row.operation_code == 5 and (row.info or "").startswith("INTERNAL DDL"):
+        if row.operation_code == OperationCode.DDL and (row.info or "").startswith("INTERNAL DDL"):
             return False
-        if row.operation_code in (6, 7, 27, 34, 36):
+        if row.operation_code in TRANSACTION_CONTROL_CODES:
             return True
         if row.data_obj is not None and row.data_obj in self.objects:
             return True
         if row.seg_owner is None:
             return False
-        if row.operation_code == 5 and row.seg_owner in self.owners:
+        if row.operation_code == OperationCode.DDL and row.seg_owner in self.owners:
             return True
         return row.table_name is not None and (row.seg_owner, row.table_name) in self.tables
 

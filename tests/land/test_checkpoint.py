@@ -8,19 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from extractor.land.checkpoint import (
-    Checkpoint,
-    CheckpointStore,
-    CommitPosition,
-    TableSnapshotState,
-)
+from extractor.land.checkpoint import Checkpoint, CheckpointStore, TableSnapshotState
 from extractor.land.errors import CheckpointCorruptError, CheckpointLockedError
+from extractor.redo_position import CommitPosition, RedoPosition
 
 BIG_REDO_POS = (0xC5D << 80) | (0x271 << 48) | (0x10 << 32) | 5
 
 SAMPLE = Checkpoint(
     resume_scn=1_000,
-    last_commit=CommitPosition(commit_scn=1_200, redo_pos=BIG_REDO_POS),
+    last_commit=CommitPosition(1_200, RedoPosition(0xC5D, 0x271, 0x10, 5)),
     mined_to_scn=1_300,
     tables={
         "HR.EMP": TableSnapshotState(

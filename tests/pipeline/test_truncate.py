@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from extractor.logminer_row import OperationCode, redo_position
+from extractor.logminer_row import OperationCode
+from extractor.redo_position import RedoPosition
 from extractor.sim.database import SimDatabase
-from extractor.staging_contract import redo_position_number
 from tests.pipeline.test_extract_to_staging import (
     ITEMS,
     NOTES,
@@ -52,7 +52,7 @@ def test_a_truncate_lands_a_reset_marker_at_the_ddl_position(spark: Any, tmp_pat
     assert len(markers) == 1
     marker = markers[0]
     assert (marker["_scn"], marker["_commit_scn"]) == (truncated_at, truncated_at)
-    assert marker["_redo_pos"] == redo_position_number(*redo_position(ddl.rs_id, ddl.ssn))
+    assert marker["_redo_pos"] == RedoPosition.of(ddl.rs_id, ddl.ssn).packed()
     assert (marker["_rs_id"], marker["_ssn"], marker["_xid"]) == (ddl.rs_id.strip(), 0, ddl.xid)
     assert marker["_present"] == [] and marker["_row_id"] is None
     assert all(marker[c.name.lower()] is None for c in ITEMS.columns)

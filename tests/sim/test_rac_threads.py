@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from extractor.logminer_row import redo_position
+from extractor.redo_position import RedoPosition
 from extractor.sim.database import SimDatabase
 from extractor.sim.dbapi import SimConnection
 from extractor.sim.errors import SimUsageError
@@ -41,7 +41,7 @@ def test_transactions_run_on_the_instances_in_turn_each_in_its_own_thread() -> N
     rows = db.logminer_contents(0, db.current_scn())
     for row in rows:
         if row.xid in xids:
-            sequence = redo_position(row.rs_id, row.ssn)[0]
+            sequence = RedoPosition.of(row.rs_id, row.ssn).sequence
             assert sequence == 1  # each thread's own sequence 1
     assert [r.scn for r in rows] == sorted(r.scn for r in rows)  # merged in SCN order
 

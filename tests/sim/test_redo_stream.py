@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from extractor.logminer_row import LogMinerRow, redo_position
+from extractor.logminer_row import LogMinerRow
+from extractor.redo_position import RedoPosition
 from extractor.sim.database import SimDatabase
 
 from .sim_tables import one_table
@@ -64,7 +65,7 @@ def test_multi_row_statement_gives_one_row_per_row_at_one_scn(db: SimDatabase) -
     updates = [r for r in _dml(db) if r.operation_code == 3]
     assert sorted(r.row_id or "" for r in updates) == sorted(rowids)
     assert len({r.scn for r in updates}) == 1
-    positions = {redo_position(r.rs_id, r.ssn) for r in updates}
+    positions = {RedoPosition.of(r.rs_id, r.ssn) for r in updates}
     assert len(positions) == 3
 
 

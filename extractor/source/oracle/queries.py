@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
+from extractor.logminer_row import TRANSACTION_CONTROL_CODES, OperationCode
 from extractor.source.errors import SourceError
 
 # -- database ------------------------------------------------------------------------------
@@ -174,15 +175,18 @@ NO_ROWID_IN_STMT: Final = 2048
 # so rows LogMiner cannot name (UNKNOWN / "OBJ# n", BIN$ names, a renamed table) reach
 # quarantine. DDL rows Oracle marks INFO = 'INTERNAL DDL' (recursive DDL it runs itself)
 # are left out: they change no definition, and each would refresh the dictionary.
+# The codes as SQL literals, from the one enum (extractor.logminer_row).
+_DDL_CODE: Final = str(int(OperationCode.DDL))
+_CONTROL_CODES: Final = ", ".join(str(int(code)) for code in sorted(TRANSACTION_CONTROL_CODES))
 LOGMNR_CONTENTS: Final = (
     "SELECT SCN, START_SCN, COMMIT_SCN, TO_CHAR(TIMESTAMP, 'YYYY-MM-DD\"T\"HH24:MI:SS'), "
     "TO_CHAR(COMMIT_TIMESTAMP, 'YYYY-MM-DD\"T\"HH24:MI:SS'), RAWTOHEX(XID), OPERATION, "
     'OPERATION_CODE, SEG_OWNER, TABLE_NAME, ROW_ID, RS_ID, SSN, CSF, "ROLLBACK", STATUS, INFO, '
     "USERNAME, SQL_REDO, DATA_OBJ# FROM V$LOGMNR_CONTENTS "
     "WHERE SCN >= :start_scn AND SCN <= :end_scn "
-    "AND (OPERATION_CODE <> 5 OR NVL(INFO, ' ') NOT LIKE 'INTERNAL DDL%') "
-    "AND (OPERATION_CODE IN (6, 7, 27, 34, 36) "
-    "OR (OPERATION_CODE = 5 AND {owner_filter}) "
+    f"AND (OPERATION_CODE <> {_DDL_CODE} OR NVL(INFO, ' ') NOT LIKE 'INTERNAL DDL%') "
+    f"AND (OPERATION_CODE IN ({_CONTROL_CODES}) "
+    f"OR (OPERATION_CODE = {_DDL_CODE} AND {{owner_filter}}) "
     "OR {table_filter} "
     "OR {object_filter})"
     "{container_filter}"
@@ -192,7 +196,7 @@ LOGMNR_CONTENTS: Final = (
 # are kept from the root too. Other PDBs' rows are left out (a clone has the same table names
 # and object numbers). Appended to LOGMNR_CONTENTS' WHERE clause.
 LOGMNR_CONTAINER_FILTER: Final = (
-    " AND (SRC_CON_NAME = :pdb OR (OPERATION_CODE IN (6, 7, 27, 34, 36) "
+    f" AND (SRC_CON_NAME = :pdb OR (OPERATION_CODE IN ({_CONTROL_CODES}) "
     "AND SRC_CON_NAME = 'CDB$ROOT'))"
 )
 IN_LIST_MAX: Final = 1000

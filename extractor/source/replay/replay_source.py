@@ -27,16 +27,18 @@ from pathlib import Path
 import pyarrow as pa
 
 from extractor.dictionary import TableDef
-from extractor.logminer_row import LogMinerRow
+from extractor.logminer_row import (
+    TRANSACTION_CONTROL_CODES,
+    TRANSACTION_END_CODES,
+    LogMinerRow,
+    OperationCode,
+)
 from extractor.nls import NlsSettings
 from extractor.source.arrow_schema import snapshot_batch
 from extractor.source.base import RedoLogInUse, SnapshotPoint
 from extractor.source.errors import MissingRedoLogError, SnapshotTooOldError, TableNotFoundError
 from extractor.source.replay import bundle_format as fmt
 from extractor.source.rowid_order import rowid_sort_key
-
-_TRANSACTION_CONTROL = frozenset({6, 7, 27, 34, 36})
-_TRANSACTION_END = frozenset({7, 36})
 
 
 class ReplaySource:
@@ -248,7 +250,7 @@ class ReplaySource:
             self._offsets.append(entry.start)
             self._lines.append(entry.number)
             self._first_scn.setdefault(entry.xid, scn)
-            if entry.operation_code in _TRANSACTION_END:
+            if entry.operation_code in TRANSACTION_END_CODES:
                 self._end_scn.setdefault(entry.xid, scn)
             self._offset, self._next_line = entry.end, entry.number + 1
         self._file_size = size
@@ -280,8 +282,8 @@ class ReplaySource:
 
 def _selected(row: LogMinerRow, owners: set[str], names: set[tuple[str, str]]) -> bool:
     """The filter of queries.LOGMNR_CONTENTS."""
-    if row.operation_code in _TRANSACTION_CONTROL:
+    if row.operation_code in TRANSACTION_CONTROL_CODES:
         return True
-    if row.operation_code == 5 and row.seg_owner in owners:
+    if row.operation_code == OperationCode.DDL and row.seg_owner in owners:
         return True
     return (row.seg_owner, row.table_name) in names
