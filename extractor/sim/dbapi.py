@@ -150,6 +150,7 @@ class SimCursor:
             queries.normalise(queries.ARCHIVED_LOGS): self._archived_logs,
             queries.normalise(queries.ONLINE_LOGS): self._online_logs,
             queries.normalise(queries.CONTAINER_INFO): self._container_info,
+            queries.normalise(queries.PDB_VISIBLE): self._pdb_visible,
             queries.normalise(queries.SESSION_PRIVILEGES): self._session_privileges,
             queries.normalise(queries.DBMS_LOGMNR_VISIBLE): self._dbms_logmnr_visible,
             queries.normalise(queries.TABLE_EXTENTS): self._table_extents,
@@ -286,6 +287,15 @@ class SimCursor:
             raise_oracle_error(65011, f"Pluggable database {name} does not exist.")
         self.connection.switched_to = name
 
+    def _pdb_visible(self, binds: Mapping[str, Any]) -> list[Row]:
+        server = self.db.server
+        names = {server.pdb_name, server.clone_pdb} if self._sees_container_data() else set()
+        return [(1 if binds["pdb"] in names else 0,)]
+
+    def _sees_container_data(self) -> bool:
+        """A root session's V$ views show the PDBs' rows (server.container_data_all)."""
+        return self.connection.container != _ROOT or self.db.server.container_data_all
+
     def _container_info(self, binds: Mapping[str, Any]) -> list[Row]:
         if self.connection.container is None:
             return [("NO", self.db.database_name)]
@@ -327,6 +337,8 @@ class SimCursor:
     def _open_transactions(self, binds: Mapping[str, Any]) -> list[Row]:
         """V$TRANSACTION lists the session's instance's transactions; GV$TRANSACTION those
         of every instance (whichever queries.OPEN_TRANSACTIONS_START_SCN names)."""
+        if not self._sees_container_data():
+            return [(None,)]  # the PDB's transactions are not the root's container data
         every_instance = "FROM GV$TRANSACTION" in queries.OPEN_TRANSACTIONS_START_SCN
         instance = None if every_instance else self.db.local_instance
         open_now = self.db.open_transactions(instance)
@@ -459,16 +471,9 @@ class SimCursor:
             return [(row, self.db.database_name) for row in rows]
         if self.connection.in_pdb():
             return [(row, server.pdb_name) for row in rows]
-        control_container = _ROOT if server.control_rows_in_root else server.pdb_name
-        tagged = [
-            (
-                row,
-                control_container
-                if row.operation_code in TRANSACTION_CONTROL_CODES
-                else server.pdb_name,
-            )
-            for row in rows
-        ]
+        if not server.container_data_all:
+            return []  # the root's own rows only: the simulator runs nothing there
+        tagged = [(row, server.pdb_name) for row in rows]
         if server.clone_pdb is None:
             return tagged
         lag = server.clone_lag_scns
@@ -652,10 +657,7 @@ class _Filter:
     pdb: str | None = None
 
     def selects(self, row: LogMinerRow, container: str) -> bool:
-        if self.pdb is not None and not (
-            container == self.pdb
-            or (row.operation_code in TRANSACTION_CONTROL_CODES and container == _ROOT)
-        ):
+        if self.pdb is not None and container != self.pdb:
             return False
         if row.operation_code == OperationCode.DDL and (row.info or "").startswith("INTERNAL DDL"):
             return False

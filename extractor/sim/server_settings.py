@@ -5,13 +5,14 @@ not multitenant, every grant given, unlimited TEMP space.
 
 Multitenant (``cdb = True``): the simulated tables live in the pluggable database
 ``pdb_name``; a new connection opens in ``container_name`` (the PDB, or ``CDB$ROOT`` for a
-connection to the root's service) and ``ALTER SESSION SET CONTAINER`` moves it. In the root,
-V$LOGMNR_CONTENTS shows every container's rows, each with its SRC_CON_NAME: the PDB's data
-and DDL rows carry ``pdb_name``, its transaction-control rows (START, COMMIT, ROLLBACK, …)
-``CDB$ROOT`` when ``control_rows_in_root`` (as connectors have seen them) else
-``pdb_name``; with ``clone_pdb`` set, a clone of the PDB (same owners, tables and object
-numbers, as a PDB cloned from it has) replays each of its transactions ``clone_lag_scns``
-later under other XIDs, rows a root session must filter out. Tests change them to see each check
+connection to the root's service) and ``ALTER SESSION SET CONTAINER`` moves it. A root
+session's V$ / GV$ views (V$LOGMNR_CONTENTS, GV$TRANSACTION, V$PDBS) show the PDBs' rows only
+when the user's ``CONTAINER_DATA`` covers them (``container_data_all``; Oracle's default for
+a common user is the root alone). Then V$LOGMNR_CONTENTS holds every container's rows, each
+with its SRC_CON_NAME (the PDB's all carry ``pdb_name``); with ``clone_pdb`` set, a clone of
+the PDB (same owners, tables and object numbers, as a PDB cloned from it has) replays each
+of its transactions ``clone_lag_scns`` later under other XIDs, rows a root session must
+filter out. Tests change them to see each check
 fail. ``revoked`` holds what the capture user lacks: view names as selected (``"V$LOG"``,
 ``"V$LOGMNR_CONTENTS"``, ``"DBA_EXTENTS"``), ``"LOGMINING"``, ``"DBMS_LOGMNR"``, and
 ``"FLASHBACK"`` (every table) or ``"FLASHBACK OWNER.TABLE"``. Only the pre-flight probes and
@@ -36,7 +37,7 @@ class SimServerSettings:
     cdb: bool = False
     container_name: str = "ORCLPDB1"  # where a new connection opens (CON_NAME)
     pdb_name: str = "ORCLPDB1"  # the pluggable database holding the tables
-    control_rows_in_root: bool = True
+    container_data_all: bool = False
     clone_pdb: str | None = None
     clone_lag_scns: int = 40
     revoked: set[str] = field(default_factory=set)

@@ -254,13 +254,14 @@ def _lose_checkpoint(config: OracdcConfig, crashes: list[str]) -> None:
 
 def _place_in_container(db: SimDatabase, container: str) -> None:
     """``none``: a non-CDB database; ``pdb``: a session in the tables' PDB (per-PDB
-    mining); ``root``: a session in CDB$ROOT with ``source.pdb``, the PDB's control rows
-    shown in the root and a clone PDB's rows to leave out (docs/sources.md, "Multitenant")."""
+    mining); ``root``: a session in CDB$ROOT with ``source.pdb`` (and CONTAINER_DATA), a
+    clone PDB's rows to leave out (docs/sources.md, "Multitenant")."""
     if container == "none":
         return
     db.server.cdb = True
     if container == "root":
         db.server.container_name = "CDB$ROOT"
+        db.server.container_data_all = True
         db.server.clone_pdb = "CLONEPDB"
 
 

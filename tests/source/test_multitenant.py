@@ -1,8 +1,9 @@
 """Multitenant databases (docs/sources.md, "Multitenant"): a session in a pluggable database
 mines it on its own (19c+, no ADD_LOGFILE: ORA-65040 there), a session in CDB$ROOT mines the
-added logs, keeps the configured PDB's rows by SRC_CON_NAME and reads the dictionary and
-snapshots through a second connection switched into the PDB. The simulator's CDB holds a
-clone PDB (same tables and object numbers) whose rows a root session must leave out."""
+added logs, keeps the configured PDB's rows by SRC_CON_NAME and reads the dictionary, open
+transactions and snapshots through a second connection switched into the PDB. The
+simulator's CDB holds a clone PDB (same tables and object numbers) whose rows a root session
+must leave out, and shows a root session the PDB's rows only with CONTAINER_DATA."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ def _database(*, cdb: bool = True, container: str = PDB) -> SimDatabase:
     run_workload(db, WorkloadSpec(transactions=120, seed=5, tables=3))
     db.server.cdb = cdb
     db.server.container_name = container
+    db.server.container_data_all = True  # ALTER USER … SET CONTAINER_DATA=ALL
     return db
 
 
@@ -107,11 +109,9 @@ def test_the_root_holds_no_table_of_the_pdb() -> None:
     assert source.connection.container == "CDB$ROOT"
 
 
-@pytest.mark.parametrize("control_rows_in_root", [True, False])
-def test_a_root_session_mines_the_rows_of_its_pdb_only(control_rows_in_root: bool) -> None:
+def test_a_root_session_mines_the_rows_of_its_pdb_only() -> None:
     db = _database(container="CDB$ROOT")
     db.server.clone_pdb = "CLONEPDB"
-    db.server.control_rows_in_root = control_rows_in_root
     source = _open(db, pdb=PDB)
     assert source.scope == MiningScope(add_logs=True, pdb=PDB)
     assert _mined(source, db) == _non_cdb_rows(db)
@@ -129,6 +129,24 @@ def test_without_the_container_filter_a_root_session_mines_the_clones_rows_too()
     clone_rows = [r for r in rows if int(r.xid[:2], 16) >= 0x80]
     assert len(rows) > len(ours) and clone_rows
     assert {r.data_obj for r in clone_rows if r.data_obj} <= {r.data_obj for r in ours}
+
+
+def test_without_container_data_a_root_session_mines_nothing_of_the_pdb() -> None:
+    db = _database(container="CDB$ROOT")
+    db.server.container_data_all = False  # a common user's default: the root's rows only
+    assert _mined(_open(db, pdb=PDB), db) == []  # what `oracdc check` refuses (preflight)
+
+
+def test_the_handover_reads_the_pdbs_open_transactions_in_the_pdb() -> None:
+    db = _database(container="CDB$ROOT")
+    db.server.container_data_all = False  # GV$TRANSACTION in the root would show none
+    open_before = db.begin()
+    open_before.insert("SIM", "CUSTOMERS", {"ID": 10_000, "NAME": "open at the snapshot"})
+    db.switch_log()
+    source = _open(db, pdb=PDB)
+    point = source.snapshot_point(source.list_tables([("*", "*")]))
+    assert open_before.start_scn is not None
+    assert point.mining_start_scn <= open_before.start_scn < point.scn
 
 
 def test_an_unknown_pdb_is_refused_with_the_fix() -> None:

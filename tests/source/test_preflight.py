@@ -110,6 +110,7 @@ def test_a_root_session_probes_snapshot_reads_in_the_pdb() -> None:
     db = _database()
     db.server.cdb = True
     db.server.container_name = "CDB$ROOT"
+    db.server.container_data_all = True
     root = SimConnection(db)
     catalog = SimConnection(db)
     catalog.cursor().execute("ALTER SESSION SET CONTAINER = ORCLPDB1")
@@ -246,3 +247,31 @@ def test_sync_stops_before_its_first_cycle_when_a_check_fails(
     err = capsys.readouterr().err
     assert "pre-flight check minimal supplemental logging failed" in err
     assert "ALTER DATABASE ADD SUPPLEMENTAL LOG DATA;" in err
+
+
+def test_a_root_session_without_container_data_fails_with_the_alter_user() -> None:
+    db = _database()
+    db.server.cdb = True
+    db.server.container_name = "CDB$ROOT"
+    outcomes = {
+        o.name: o
+        for o in run_checks(SimConnection(db), "C##CDC", [], db.current_scn(), pdb="ORCLPDB1")
+    }
+    check = outcomes["container data ORCLPDB1"]
+    assert check.status == "failed"
+    assert check.fix is not None and "SET CONTAINER_DATA=ALL" in check.fix
+    db.server.container_data_all = True
+    outcomes = {
+        o.name: o
+        for o in run_checks(SimConnection(db), "C##CDC", [], db.current_scn(), pdb="ORCLPDB1")
+    }
+    assert outcomes["container data ORCLPDB1"].status == "ok"
+
+
+def test_per_pdb_mining_needs_no_log_catalog_grant() -> None:
+    db = _database()
+    db.server.cdb = True
+    db.server.revoked.update({"V$LOG", "V$LOGFILE", "V$ARCHIVED_LOG", "V$ARCHIVE_DEST_STATUS"})
+    outcomes = _checks(db)  # a session in the PDB, 19c: START_LOGMNR picks the logs
+    assert _not_ok(outcomes) == {}
+    assert "grant V$LOG" not in outcomes and "grant V$THREAD" in outcomes

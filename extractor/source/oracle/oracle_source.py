@@ -140,9 +140,7 @@ class OracleSource:
         # starts after that read has a START_SCN at or above it, so mining from min(open
         # starts, that SCN) sees it whole.
         before = self.current_scn()
-        oldest_open = self._fetch_value(
-            queries.OPEN_TRANSACTIONS_START_SCN, {"at_scn": before}, "the GV$TRANSACTION query"
-        )
+        oldest_open = self.open_transaction_start_scn(before)
         scn = self.current_scn()
         start = before if oldest_open is None else min(int(oldest_open), before)
         return SnapshotPoint(scn=scn, mining_start_scn=start)
@@ -151,7 +149,10 @@ class OracleSource:
         """From GV$TRANSACTION now: transactions open at ``at_scn`` that have committed since
         are not listed; :meth:`snapshot_point` avoids that race."""
         value = self._fetch_value(
-            queries.OPEN_TRANSACTIONS_START_SCN, {"at_scn": at_scn}, "the GV$TRANSACTION query"
+            queries.OPEN_TRANSACTIONS_START_SCN,
+            {"at_scn": at_scn},
+            "the GV$TRANSACTION query",
+            self._catalog_connection,  # in the PDB: a root session sees its own only
         )
         return None if value is None else int(value)
 
@@ -263,9 +264,11 @@ class OracleSource:
         return self._window_logs
 
     def close(self) -> None:
-        if self._catalog_connection is not self._connection:
-            self._catalog_connection.close()
-        self._connection.close()
+        try:
+            if self._catalog_connection is not self._connection:
+                self._catalog_connection.close()
+        finally:
+            self._connection.close()
 
     def _database_supplemental_logging(self) -> SupplementalLogging:
         if self._database_logging is None:
@@ -274,13 +277,15 @@ class OracleSource:
             )
         return self._database_logging
 
-    def _fetch_value(self, statement: str, binds: dict[str, object], what: str) -> Any:
+    def _fetch_value(
+        self, statement: str, binds: dict[str, object], what: str, connection: Any = None
+    ) -> Any:
         def fetch(cursor: Any) -> Any:
             cursor.execute(statement, binds)
             row = cursor.fetchone()
             return None if row is None else row[0]
 
-        return self._run(what, fetch)
+        return self._run(what, fetch, connection)
 
     def _catalog(self, what: str, work: Any) -> Any:
         """``work`` on the catalog connection (see :meth:`_run`)."""

@@ -26,7 +26,7 @@ from extractor.dictionary import TableDef
 from extractor.keys import consolidation_key
 from extractor.source.errors import SourceError
 from extractor.source.oracle import queries
-from extractor.source.oracle.container import Container, mining_scope
+from extractor.source.oracle.container import Container, MiningScope, mining_scope
 from extractor.source.oracle.errors import error_message, full_code
 
 CheckStatus = Literal["ok", "warning", "failed"]
@@ -44,6 +44,8 @@ PROBED_VIEWS: tuple[tuple[str, str], ...] = (
     ("V$ARCHIVE_DEST_STATUS", "GRANT SELECT ON V_$ARCHIVE_DEST_STATUS TO {user};"),
     ("GV$TRANSACTION", "GRANT SELECT ON GV_$TRANSACTION TO {user};"),
 )
+# Views only the log choice reads: a PDB session mining on its own (19c+) needs none of them.
+LOG_CATALOG_VIEWS = frozenset({"V$LOG", "V$LOGFILE", "V$ARCHIVED_LOG", "V$ARCHIVE_DEST_STATUS"})
 _NO_ACCESS = frozenset({"ORA-00942", "ORA-01031"})
 _LOGMINER_NOT_STARTED = "ORA-01306"
 
@@ -76,21 +78,24 @@ def run_checks(
     pdb: str | None = None,
 ) -> list[CheckOutcome]:
     """Every check over ``connection`` (a python-oracledb connection or the simulator's);
-    the tables' snapshot reads over ``catalog_connection`` when set (a CDB$ROOT session's
-    connection into ``pdb``, the configured ``source.pdb``)."""
+    what is read in the tables' container (GV$TRANSACTION, snapshot reads) over
+    ``catalog_connection`` when set (a CDB$ROOT session's connection into ``pdb``, the
+    configured ``source.pdb``)."""
     version = getattr(connection, "version", None)
+    catalog = catalog_connection or connection
+    database_outcomes, scope = _database_checks(connection, user, version, pdb)
     outcomes = [
         _version(version),
-        *_database_checks(connection, user, version, pdb),
-        *_view_grants(connection, user),
+        *database_outcomes,
+        *_view_grants(connection, catalog, user, scope),
         _logminer_contents_grant(connection, user),
         _logmining_privilege(connection, user),
         _dbms_logmnr_grant(connection, user),
     ]
+    if scope is not None and scope.pdb is not None:
+        outcomes.append(_container_data(connection, user, scope.pdb))
     for table in tables:
-        outcomes.append(
-            _flashback_grant(catalog_connection or connection, user, table, current_scn)
-        )
+        outcomes.append(_flashback_grant(catalog, user, table, current_scn))
         outcomes.append(table_logging(table))
     return outcomes
 
@@ -140,18 +145,23 @@ def _version(version: object) -> CheckOutcome:
 
 def _database_checks(
     connection: Any, user: str, version: object, pdb: str | None
-) -> list[CheckOutcome]:
-    """Log mode and minimal supplemental logging (V$DATABASE), then the container."""
+) -> tuple[list[CheckOutcome], MiningScope | None]:
+    """Log mode and minimal supplemental logging (V$DATABASE), then the container; and the
+    mining scope (None when capture cannot run there or V$DATABASE is not readable)."""
     try:
         database = _fetch_one(connection, queries.DATABASE_INFO)
-        container = _fetch_one(connection, queries.CONTAINER_INFO)
+        row = _fetch_one(connection, queries.CONTAINER_INFO)
     except _ProbeError as error:
-        return [_refused("database settings", error, f"GRANT SELECT ON V_$DATABASE TO {user};")]
-    return [
-        _archivelog(str(database[1])),
-        _minimal_logging(str(database[2])),
-        _container(container, version, pdb),
-    ]
+        refused = _refused("database settings", error, f"GRANT SELECT ON V_$DATABASE TO {user};")
+        return [refused], None
+    container = Container(cdb=str(row[0]) == "YES", name=str(row[1]))
+    checks = [_archivelog(str(database[1])), _minimal_logging(str(database[2]))]
+    try:
+        scope = mining_scope(container, version if isinstance(version, str) else None, pdb)
+    except SourceError as error:
+        return [*checks, CheckOutcome("container", "failed", str(error), error.fix)], None
+    where = f"{container.name}: " if container.cdb else "not a multitenant database: "
+    return [*checks, CheckOutcome("container", "ok", where + scope.describe())], scope
 
 
 def _archivelog(log_mode: str) -> CheckOutcome:
@@ -177,30 +187,47 @@ def _minimal_logging(minimal: str) -> CheckOutcome:
     )
 
 
-def _container(row: Sequence[Any], version: object, pdb: str | None) -> CheckOutcome:
-    container = Container(cdb=str(row[0]) == "YES", name=str(row[1]))
-    try:
-        scope = mining_scope(container, version if isinstance(version, str) else None, pdb)
-    except SourceError as error:
-        return CheckOutcome("container", "failed", str(error), error.fix)
-    where = f"{container.name}: " if container.cdb else "not a multitenant database: "
-    return CheckOutcome("container", "ok", where + scope.describe())
-
-
 # -- grants -----------------------------------------------------------------------------------
 
 
-def _view_grants(connection: Any, user: str) -> list[CheckOutcome]:
+def _view_grants(
+    connection: Any, catalog: Any, user: str, scope: MiningScope | None
+) -> list[CheckOutcome]:
+    """Each view the scope reads, probed where it is read (GV$TRANSACTION in the tables'
+    container; the log catalog views not at all for per-PDB mining)."""
     outcomes = []
     for view, grant in PROBED_VIEWS:
+        if scope is not None and not scope.add_logs and view in LOG_CATALOG_VIEWS:
+            continue
         name = f"grant {view}"
+        where = catalog if view == "GV$TRANSACTION" else connection
         try:
-            _fetch_one(connection, queries.VIEW_PROBE.format(view=view))
+            _fetch_one(where, queries.VIEW_PROBE.format(view=view))
         except _ProbeError as error:
             outcomes.append(_refused(name, error, grant.format(user=user)))
             continue
         outcomes.append(CheckOutcome(name, "ok", "readable"))
     return outcomes
+
+
+def _container_data(connection: Any, user: str, pdb: str) -> CheckOutcome:
+    """A root session sees the PDB's rows in V$LOGMNR_CONTENTS and the V$ views only when the
+    user's CONTAINER_DATA covers the PDB (a common user's default is the root alone)."""
+    name = f"container data {pdb}"
+    fix = f"ALTER USER {user} SET CONTAINER_DATA=ALL CONTAINER=CURRENT; (as SYSDBA in CDB$ROOT)"
+    try:
+        (visible,) = _fetch_one(connection, queries.PDB_VISIBLE, {"pdb": pdb})
+    except _ProbeError as error:
+        return _refused(name, error, f"GRANT SELECT ON V_$PDBS TO {user};")
+    if int(visible) == 0:
+        return CheckOutcome(
+            name,
+            "failed",
+            f"V$PDBS in CDB$ROOT does not show {pdb}: either no such PDB, or {user}'s "
+            "CONTAINER_DATA leaves it out, and mining would then see none of its changes",
+            fix,
+        )
+    return CheckOutcome(name, "ok", f"{pdb} is visible from CDB$ROOT")
 
 
 def _logminer_contents_grant(connection: Any, user: str) -> CheckOutcome:

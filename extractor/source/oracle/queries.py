@@ -53,6 +53,9 @@ REDO_THREADS: Final = (
 # CDB is 'YES' on a multitenant database; CON_NAME is CDB$ROOT or the PDB's name (12.1+).
 CONTAINER_INFO: Final = "SELECT CDB, SYS_CONTEXT('USERENV', 'CON_NAME') FROM V$DATABASE"
 
+# 1 when a root session's V$ views show the PDB's rows (the user's CONTAINER_DATA covers it).
+PDB_VISIBLE: Final = "SELECT COUNT(*) FROM V$PDBS WHERE NAME = :pdb"
+
 # Moves a common user's session into a PDB (SET CONTAINER privilege); {container} is a plain
 # name checked by config.validate_oracle_name (a container name cannot be a bind).
 SET_CONTAINER: Final = "ALTER SESSION SET CONTAINER = {container}"
@@ -191,14 +194,10 @@ LOGMNR_CONTENTS: Final = (
     "OR {object_filter})"
     "{container_filter}"
 )
-# A root session's rows of one PDB: its data and DDL rows carry its name in SRC_CON_NAME; its
-# transaction-control rows may carry CDB$ROOT instead (as connectors have observed), so those
-# are kept from the root too. Other PDBs' rows are left out (a clone has the same table names
-# and object numbers). Appended to LOGMNR_CONTENTS' WHERE clause.
-LOGMNR_CONTAINER_FILTER: Final = (
-    f" AND (SRC_CON_NAME = :pdb OR (OPERATION_CODE IN ({_CONTROL_CODES}) "
-    "AND SRC_CON_NAME = 'CDB$ROOT'))"
-)
+# A root session's rows of one PDB, its transaction-control rows included: other containers'
+# rows are left out (a clone has the same table names and object numbers; its transactions'
+# XIDs may equal the PDB's). Appended to LOGMNR_CONTENTS' WHERE clause.
+LOGMNR_CONTAINER_FILTER: Final = " AND SRC_CON_NAME = :pdb"
 IN_LIST_MAX: Final = 1000
 
 # -- snapshot reads (reference §4) ---------------------------------------------------------
@@ -324,6 +323,7 @@ STATEMENTS: Final[dict[str, str]] = {
         container_filter=LOGMNR_CONTAINER_FILTER,
     ),
     "SET_CONTAINER": SET_CONTAINER.format(container="PDB1"),
+    "PDB_VISIBLE": PDB_VISIBLE,
 }
 
 _NAME_MAX = 128
