@@ -119,7 +119,7 @@ def land_changes(spark: Any, table: str, rows: int, changes: int, batch_id: int)
 def prepare_project(work: Path) -> Path:
     from extractor.dbt_gen.project_files import generate_project_files
     from extractor.demo import prepare_work_dir
-    from extractor.land.spark_session import run_dbt
+    from extractor.lakehouse.dbt_runner import run_dbt
 
     project = work / "project"
     prepare_work_dir(project)
@@ -134,7 +134,7 @@ def prepare_project(work: Path) -> Path:
 
 def open_workspace(work: Path) -> tuple[Any, Path]:
     """The Spark session (warehouse under ``work``) and the dbt project of a benchmark run."""
-    from extractor.land.spark_session import SparkSettings, get_spark
+    from extractor.lakehouse.spark_session import SparkSettings, get_spark
 
     os.environ["ORACDC_DBT_SCHEMA"] = REPLICA_SCHEMA
     spark = get_spark(SparkSettings.from_environment(work / "spark"))
@@ -142,7 +142,7 @@ def open_workspace(work: Path) -> tuple[Any, Path]:
 
 
 def dbt_run(project: Path, buckets: int, *, full_refresh: bool, command: str = "run") -> float:
-    from extractor.land.spark_session import run_dbt
+    from extractor.lakehouse.dbt_runner import run_dbt
 
     args = [command, "--select", MODEL, *(["--full-refresh"] if full_refresh else [])]
     started = time.perf_counter()

@@ -89,7 +89,7 @@ def record(rows: int, tables: int, seed: int, out: Path) -> dict[str, Any]:
 def measure(bundle: Path, work: Path, *, profile: Path | None = None) -> dict[str, Any]:
     """Stream the whole bundle into fresh staging tables under ``work``; phase seconds."""
     from extractor.config import config_from_mapping
-    from extractor.land.spark_session import get_spark
+    from extractor.lakehouse.spark_session import get_spark
     from extractor.pipeline.runtime import open_runtime, spark_settings
     from extractor.source.factory import open_source
 

@@ -18,8 +18,8 @@ import pyarrow as pa
 
 from extractor.change_record import ChangeRecord
 from extractor.dictionary import ColumnDef, TableDef
+from extractor.lakehouse.spark_session import SparkSettings, get_spark
 from extractor.land.change_batch import change_batch, snapshot_batch
-from extractor.land.spark_session import SparkSettings, get_spark
 from extractor.land.staging_writer import StagingWriter
 from extractor.source.arrow_schema import snapshot_schema
 

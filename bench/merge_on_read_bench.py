@@ -72,7 +72,7 @@ def measure_merge_on_read(spark: Any, project: Path, buckets: int) -> list[dict[
     step with the rebuild's ``dbt run``; the builds of "recent" run as bare Spark SQL, so
     ``ratio_with_dbt`` adds the time of a ``dbt compile`` of the model (dbt's own start,
     parse and introspection queries), which a real model run of "recent" would pay too."""
-    from extractor.land.spark_session import run_dbt
+    from extractor.lakehouse.dbt_runner import run_dbt
 
     replica = f"{cb.REPLICA_SCHEMA}.{cb.MODEL}"
     variables = {

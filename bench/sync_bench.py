@@ -61,7 +61,7 @@ def make_config(project: Path) -> Any:
 
 def prepare_project(project: Path) -> None:
     from extractor.demo import prepare_work_dir
-    from extractor.land.spark_session import run_dbt
+    from extractor.lakehouse.dbt_runner import run_dbt
 
     prepare_work_dir(project)
     os.environ["ORACDC_DBT_SCHEMA"] = "bench_sync"
@@ -124,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     rows = parse_counts(args.rows)[0]
     run = BenchRun("sync", vars(args))
-    from extractor.land.spark_session import get_spark
+    from extractor.lakehouse.spark_session import get_spark
     from extractor.pipeline.runtime import spark_settings
     from extractor.pipeline.sync import dbt_settings
     from extractor.sim.database import SimDatabase

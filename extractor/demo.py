@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from extractor.config import load_config
-from extractor.land.spark_session import default_project_dir, run_dbt
+from extractor.lakehouse.dbt_runner import default_project_dir, run_dbt
 from extractor.pipeline.runtime import open_runtime
 from extractor.pipeline.sync import SyncStepError, dbt_settings, first_dbt_failure, run_cycle
 from extractor.sim.database import SimDatabase

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from extractor.land.spark_session import SparkSettings, get_spark
+from extractor.lakehouse.spark_session import SparkSettings, get_spark
 
 
 @pytest.fixture(scope="session")

@@ -11,7 +11,7 @@ from extractor.cli.options import add_config_option, config_of
 from extractor.dbt_gen import generate_project_files
 from extractor.dbt_gen.dictionary_file import load_dictionary_tables
 from extractor.dictionary import TableDef
-from extractor.land.spark_session import default_project_dir
+from extractor.lakehouse.dbt_runner import default_project_dir
 
 
 def register(subparsers: Any) -> None:

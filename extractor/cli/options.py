@@ -41,7 +41,7 @@ def replica_schema_of(args: argparse.Namespace) -> str:
 
 def open_spark(config: OracdcConfig) -> Any:
     """The Spark session the replicas live in (a hook tests replace)."""
-    from extractor.land.spark_session import get_spark
+    from extractor.lakehouse.spark_session import get_spark
     from extractor.pipeline.runtime import spark_settings
 
     return get_spark(spark_settings(config))

@@ -21,9 +21,9 @@ from extractor.cli.options import (
     config_of,
     replica_schema_of,
 )
-from extractor.land.checkpoint import CHECKPOINT_FILE, Checkpoint
-from extractor.pipeline.consolidation_state import load_consolidated
-from extractor.pipeline.stats import load_stats
+from extractor.state.checkpoint import CHECKPOINT_FILE, Checkpoint
+from extractor.state.consolidation_state import load_consolidated
+from extractor.state.stats import load_stats
 from extractor.verify.replica_watermark import replica_watermarks
 
 

@@ -32,21 +32,21 @@ from extractor.dictionary import TableDef
 from extractor.errors import OracdcError
 from extractor.land.audit_records import QuarantinedChange, SchemaChange
 from extractor.land.change_batch import change_batch, snapshot_batch
-from extractor.land.checkpoint import Checkpoint, CheckpointStore, TableSnapshotState
 from extractor.land.staging_writer import StagingWriter
 from extractor.logminer_row import LogMinerRow
-from extractor.pipeline.change_builder import (
+from extractor.parse.change_builder import (
     ChangeBuilder,
     TransactionInfo,
     commit_time,
     is_row_moving,
 )
 from extractor.pipeline.progress import Progress
-from extractor.pipeline.stats import ExtractorStats, load_stats, save_stats
 from extractor.pipeline.table_registry import TableRegistry
 from extractor.redo_position import CommitPosition
 from extractor.source.base import SnapshotPoint, Source
 from extractor.staging_contract import METADATA_COLUMN_NAMES, spark_column_name
+from extractor.state.checkpoint import Checkpoint, CheckpointStore, TableSnapshotState
+from extractor.state.stats import ExtractorStats, load_stats, save_stats
 
 LOG = logging.getLogger(__name__)
 

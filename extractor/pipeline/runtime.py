@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from extractor.config import OracdcConfig
-from extractor.land.spark_session import SparkSettings, get_spark
+from extractor.lakehouse.spark_session import SparkSettings, get_spark
 from extractor.pipeline.extractor import Extractor, FaultHook, open_extractor
 from extractor.source.base import Source
 

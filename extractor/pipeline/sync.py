@@ -22,10 +22,10 @@ from typing import Any
 from extractor.config import OracdcConfig
 from extractor.dictionary import TableDef
 from extractor.errors import OracdcError
-from extractor.land.spark_session import default_project_dir, run_dbt
-from extractor.pipeline.consolidation_state import landed_batches, record_consolidated
+from extractor.lakehouse.dbt_runner import default_project_dir, run_dbt
 from extractor.pipeline.extractor import Extractor, SnapshotResult, StreamResult
 from extractor.pipeline.runtime import Runtime
+from extractor.state.consolidation_state import landed_batches, record_consolidated
 
 LOG = logging.getLogger(__name__)
 

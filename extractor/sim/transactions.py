@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from extractor.dictionary import TableDef
 from extractor.logminer_row import OperationCode
@@ -18,9 +18,6 @@ from extractor.sim.column_values import coerce_value, truth_value
 from extractor.sim.errors import SimUsageError, raise_oracle_error
 from extractor.sim.oracle_types import LOB_KINDS, column_type
 from extractor.sim.versioned_table import StoredRow, VersionedTable
-
-if TYPE_CHECKING:
-    from extractor.sim.database import SimDatabase
 
 _NO_ROWID = "AAAAAAAAAAAAAAAAAA"  # ROW_ID LogMiner shows on rows without a row
 
@@ -39,10 +36,40 @@ class _Change:
     after: StoredRow | None
 
 
-class SimTransaction:
-    """One database transaction; obtain it from :meth:`SimDatabase.begin`."""
+class TransactionEngine(Protocol):
+    """What a transaction needs of its database (``SimDatabase`` is the one implementation;
+    declared here so that this module does not import the database module)."""
 
-    def __init__(self, db: SimDatabase, serial: int, xid: str, username: str) -> None:
+    def current_scn(self) -> int: ...
+    def _next_scn(self) -> int: ...
+    def _table_state(self, owner: str, name: str) -> VersionedTable: ...
+    def _table_by_id(self, table_id: int) -> VersionedTable: ...
+    def _allocate_rs_id(self, table: TableDef, xid: str | None = None) -> str: ...
+    def _forget(self, txn: SimTransaction) -> None: ...
+    def _record_start(self, txn: SimTransaction, scn: int) -> None: ...
+    def _record_end(self, txn: SimTransaction, code: OperationCode, scn: int) -> None: ...
+    def _record_dml(
+        self,
+        txn: SimTransaction,
+        code: OperationCode,
+        table: TableDef,
+        rowid: str,
+        columns: tuple[str, ...],
+        before: StoredRow | None,
+        after: StoredRow | None,
+        scn: int,
+        *,
+        rs_id: str | None = None,
+        ssn: int = 0,
+        rollback: int = 0,
+        empty_lobs: bool = False,
+    ) -> None: ...
+
+
+class SimTransaction:
+    """One database transaction; obtain it from ``SimDatabase.begin``."""
+
+    def __init__(self, db: TransactionEngine, serial: int, xid: str, username: str) -> None:
         self._db = db
         self._serial = serial
         self.xid = xid
@@ -91,7 +118,7 @@ class SimTransaction:
 
     def update(self, owner: str, table: str, where: Where, changes: Mapping[str, object]) -> int:
         """Update the rows ``where`` selects (a ROWID or a predicate over rows shaped like
-        :meth:`SimDatabase.truth` rows); one LogMiner row per changed row. Returns the count."""
+        ``SimDatabase.truth`` rows); one LogMiner row per changed row. Returns the count."""
         state = self._table(owner, table)
         definition = state.definition
         stored = self._coerce(definition, changes)

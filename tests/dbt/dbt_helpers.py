@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from extractor.dictionary import ColumnDef, TableDef
-from extractor.land.spark_session import run_dbt
+from extractor.lakehouse.dbt_runner import run_dbt
 from extractor.spark_types import spark_type
 from extractor.staging_contract import METADATA_COLUMNS, spark_column_name, staging_table_name
 

@@ -15,7 +15,7 @@ import yaml
 from extractor.cli.main import main
 from extractor.dbt_gen import FileAction, generate_project_files
 from extractor.dictionary import ColumnDef, TableDef
-from extractor.land.spark_session import run_dbt
+from extractor.lakehouse.dbt_runner import run_dbt
 from extractor.staging_contract import METADATA_COLUMN_NAMES
 from tests.dbt.dbt_helpers import Change, StagingTable, copy_project, number, varchar
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from extractor.dbt_gen import generate_project_files
-from extractor.land.spark_session import run_dbt
+from extractor.lakehouse.dbt_runner import run_dbt
 from tests.dbt.dbt_helpers import REPLICA_SCHEMA, STAGING_SCHEMA, Change, StagingTable, copy_project
 from tests.dbt.scenarios import DEPARTMENTS, EMPLOYEES
 from tests.dbt.thrift_server import ThriftServer, start_thrift_server

@@ -27,8 +27,7 @@ from typing import Any
 from extractor.config import OracdcConfig, config_from_mapping
 from extractor.demo import prepare_work_dir
 from extractor.dictionary import TableDef
-from extractor.land.checkpoint import CHECKPOINT_FILE, Checkpoint
-from extractor.land.spark_session import run_dbt
+from extractor.lakehouse.dbt_runner import run_dbt
 from extractor.pipeline.extractor import FaultHook, open_extractor
 from extractor.pipeline.runtime import open_runtime
 from extractor.pipeline.sync import dbt_settings, extract_and_land, run_cycle
@@ -36,6 +35,7 @@ from extractor.sim.database import SimDatabase
 from extractor.sim.workload import WorkloadRunner, WorkloadSpec
 from extractor.source.base import Source
 from extractor.source.factory import open_source
+from extractor.state.checkpoint import CHECKPOINT_FILE, Checkpoint
 from extractor.verify.compare import TableComparison, compare_table
 from tests.e2e.memory_staging import MemoryStagingWriter
 from tests.pipeline.reference_replica import consolidate, differences, truth_by_key

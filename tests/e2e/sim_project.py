@@ -10,7 +10,7 @@ import pytest
 
 from extractor.config import OracdcConfig, config_from_mapping
 from extractor.demo import prepare_work_dir
-from extractor.land.spark_session import run_dbt
+from extractor.lakehouse.dbt_runner import run_dbt
 from extractor.pipeline.runtime import open_runtime
 from extractor.pipeline.sync import dbt_settings, run_cycle
 from extractor.sim.database import SimDatabase

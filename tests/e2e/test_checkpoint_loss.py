@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from extractor.land.checkpoint import CHECKPOINT_FILE
 from extractor.sim.database import SimDatabase
 from extractor.sim.workload import WorkloadRunner, WorkloadSpec
+from extractor.state.checkpoint import CHECKPOINT_FILE
 from tests.e2e.sim_project import sim_project, sync_and_compare
 
 pytestmark = pytest.mark.spark

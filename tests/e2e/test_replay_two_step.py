@@ -14,7 +14,7 @@ from extractor.cli import options as cli_options
 from extractor.cli.main import main
 from extractor.config import load_config
 from extractor.demo import prepare_work_dir
-from extractor.land.spark_session import run_dbt
+from extractor.lakehouse.dbt_runner import run_dbt
 from extractor.pipeline.runtime import open_runtime
 from extractor.pipeline.sync import dbt_settings, run_cycle
 from extractor.sim.database import SimDatabase

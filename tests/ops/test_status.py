@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from extractor.cli.main import main
-from extractor.pipeline.consolidation_state import (
+from extractor.state.consolidation_state import (
     landed_batches,
     load_consolidated,
     record_consolidated,
 )
-from extractor.pipeline.stats import ExtractorStats, save_stats
+from extractor.state.stats import ExtractorStats, save_stats
 
 
 def _config(tmp_path: Path) -> Path:

@@ -14,7 +14,7 @@ from extractor.assemble.transaction_buffer import TransactionBuffer
 from extractor.dictionary import TableDef
 from extractor.land.change_batch import change_batch, snapshot_batch
 from extractor.logminer_row import OperationCode
-from extractor.pipeline.change_builder import ChangeBuilder, TransactionInfo
+from extractor.parse.change_builder import ChangeBuilder, TransactionInfo
 from extractor.sim.database import SimDatabase
 from extractor.sim.dbapi import SimConnection
 from extractor.sim.workload import WorkloadRunner, WorkloadSpec

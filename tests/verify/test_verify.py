@@ -13,7 +13,7 @@ from extractor.cli import options as cli_options
 from extractor.cli import verify as verify_cli
 from extractor.cli.main import main
 from extractor.dictionary import TableDef
-from extractor.land.checkpoint import CHECKPOINT_FILE, Checkpoint, TableSnapshotState
+from extractor.state.checkpoint import CHECKPOINT_FILE, Checkpoint, TableSnapshotState
 from extractor.verify import canonical
 from extractor.verify.reconcile import VerifyOptions, verify_table
 from extractor.verify.replica_digest import ReplicaDigests

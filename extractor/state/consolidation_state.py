@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 
 from extractor.atomic_file import write_text_atomically
-from extractor.pipeline.stats import ExtractorStats
+from extractor.state.stats import ExtractorStats
 
 CONSOLIDATED_FILE = "consolidated.json"
 

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from extractor.land.checkpoint import Checkpoint, CheckpointStore, TableSnapshotState
 from extractor.land.errors import CheckpointCorruptError, CheckpointLockedError
 from extractor.redo_position import CommitPosition, RedoPosition
+from extractor.state.checkpoint import Checkpoint, CheckpointStore, TableSnapshotState
 
 BIG_REDO_POS = (0xC5D << 80) | (0x271 << 48) | (0x10 << 32) | 5
 

@@ -1,4 +1,4 @@
-"""The one Spark session of an oracdc process, and dbt called in-process on it.
+"""The one Spark session of an oracdc process (dbt runs in-process on it: ``dbt_runner``).
 
 Embedded (the default): ``local[2]`` with a Hive catalog whose Derby metastore, warehouse and
 ``derby.log`` live under the configured data directory, never the current directory
@@ -6,14 +6,15 @@ Embedded (the default): ``local[2]`` with a Hive catalog whose Derby metastore, 
 Connect server, every client (extractor and dbt) goes through it and no local metastore is used.
 
 The embedded Derby metastore admits one JVM, so an oracdc process creates the session first and
-runs dbt through :func:`run_dbt`, whose ``method: session`` profile reuses the active session.
+runs dbt through ``dbt_runner.run_dbt``, whose ``method: session`` profile reuses the active
+session.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -88,43 +89,3 @@ def get_spark(settings: SparkSettings) -> SparkSession:
     session: SparkSession = builder.enableHiveSupport().getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     return session
-
-
-def default_project_dir() -> Path:
-    """The dbt project shipped with this repository (the directory holding dbt_project.yml)."""
-    return Path(__file__).resolve().parents[2]
-
-
-def run_dbt(
-    args: Sequence[str],
-    *,
-    project_dir: Path | None = None,
-    profiles_dir: Path | None = None,
-    target: str | None = None,
-    variables: Mapping[str, object] | None = None,
-) -> Any:
-    """Run one dbt command in this process (reusing the active Spark session).
-
-    Returns dbt's ``dbtRunnerResult``; callers check ``.success`` and ``.exception``.
-    """
-    import json
-
-    from dbt.cli.main import dbtRunner
-
-    project = (project_dir or default_project_dir()).resolve()
-    import sys
-
-    command = [
-        *([] if sys.stdout.isatty() else ["--no-use-colors"]),
-        *args,
-        "--project-dir",
-        str(project),
-        "--profiles-dir",
-        str((profiles_dir or project).resolve()),
-    ]
-    if target:
-        command += ["--target", target]
-    if variables:
-        command += ["--vars", json.dumps(dict(variables))]
-    LOG.info("dbt %s", " ".join(args))
-    return dbtRunner().invoke(command)

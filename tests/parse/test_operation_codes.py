@@ -10,7 +10,7 @@ import pytest
 from extractor.dictionary import ColumnDef, TableDef
 from extractor.logminer_row import OperationCode
 from extractor.nls import NlsSettings
-from extractor.pipeline.change_builder import (
+from extractor.parse.change_builder import (
     DISPOSITIONS,
     ChangeBuilder,
     TransactionChanges,

@@ -1,0 +1,1 @@
+"""Where the replicas live: the Spark session and dbt run in-process on it."""
