@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 import yaml
 
-from extractor.errors import OracdcError
+from extractor.errors import ConfigError
 from extractor.nls import NlsSettings
 
 CONFIG_FILE_NAME = "oracdc.yml"
@@ -29,10 +29,6 @@ SOURCE_KINDS = ("oracle", "sim", "replay")
 _ORACLE_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_$#]{0,127}$")
 _PATTERN = re.compile(r"^[A-Za-z0-9_$#*?]{1,128}$")
 _SPARK_SCHEMA = re.compile(r"^[a-z_][a-z0-9_]{0,127}$")
-
-
-class ConfigError(OracdcError):
-    """The configuration file is missing, unreadable or invalid."""
 
 
 @dataclass(frozen=True)

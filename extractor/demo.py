@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from extractor.config import load_config
+from extractor.errors import SyncStepError
 from extractor.lakehouse.dbt_runner import default_project_dir, run_dbt
 from extractor.pipeline.runtime import open_runtime
-from extractor.pipeline.sync import SyncStepError, dbt_settings, first_dbt_failure, run_cycle
+from extractor.pipeline.sync import dbt_settings, first_dbt_failure, run_cycle
 from extractor.sim.database import SimDatabase
 from extractor.sim.workload import WorkloadRunner, WorkloadSpec
 from extractor.source.factory import open_source

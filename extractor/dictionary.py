@@ -11,12 +11,10 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal, cast
 
+from extractor.errors import DictionaryError
+
 SupplementalLogging = Literal["ALL", "PRIMARY KEY", "MINIMAL"]
 SUPPLEMENTAL_LOGGING_LEVELS: tuple[SupplementalLogging, ...] = ("ALL", "PRIMARY KEY", "MINIMAL")
-
-
-class DictionaryError(ValueError):
-    """A dictionary entry that does not follow the contract."""
 
 
 @dataclass(frozen=True)

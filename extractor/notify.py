@@ -35,7 +35,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from extractor.errors import OracdcError
+from extractor.errors import NotifyConfigError, OracdcError
 
 LOG = logging.getLogger(__name__)
 
@@ -44,10 +44,6 @@ STATE_FILE = "notify_state.json"
 WEBHOOK_TIMEOUT_SECONDS = 10.0
 COMMAND_TIMEOUT_SECONDS = 60.0
 _KEYS = {"command", "webhook", "repeat_after_seconds", "recovered"}
-
-
-class NotifyConfigError(OracdcError):
-    """The ``notify`` section of oracdc.yml is invalid."""
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 
 from extractor.dictionary import ColumnDef
+from extractor.errors import UnsupportedTypeError
 
 SPARK_MAX_DECIMAL_PRECISION = 38
 SPARK_MAX_TIMESTAMP_PRECISION = 6
@@ -41,10 +42,6 @@ STRING_TYPES = frozenset(
 )
 BINARY_TYPES = frozenset({"RAW", "LONG RAW", "BLOB"})
 DEFAULT_TIMESTAMP_PRECISION = 6
-
-
-class UnsupportedTypeError(ValueError):
-    """An Oracle type the product does not replicate (XMLTYPE, BFILE, object types...)."""
 
 
 def spark_type(column: ColumnDef) -> str:

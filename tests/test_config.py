@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from extractor.config import ConfigError, load_config
+from extractor.config import load_config
+from extractor.errors import ConfigError
 
 
 def write(tmp_path: Path, text: str) -> Path:

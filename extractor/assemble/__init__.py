@@ -7,19 +7,19 @@ its COMMIT, in commit order. See ``docs/transactions.md``.
 """
 
 from extractor.assemble.csf import ContinuationJoiner, join_continuations
-from extractor.assemble.errors import (
-    AssemblyError,
-    BrokenContinuationError,
-    IncompleteContinuationError,
-    RedoGapError,
-    SpillError,
-)
 from extractor.assemble.records import (
     BufferMetrics,
     CommittedTransaction,
     OpenTransactionSummary,
 )
 from extractor.assemble.transaction_buffer import TransactionBuffer
+from extractor.errors import (
+    AssemblyError,
+    BrokenContinuationError,
+    IncompleteContinuationError,
+    RedoGapError,
+    SpillError,
+)
 from extractor.redo_position import CommitPosition
 
 __all__ = [

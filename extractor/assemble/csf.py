@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
-from extractor.assemble.errors import BrokenContinuationError, IncompleteContinuationError
+from extractor.errors import BrokenContinuationError, IncompleteContinuationError
 from extractor.logminer_row import LogMinerRow
 
 

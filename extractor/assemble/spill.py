@@ -24,7 +24,7 @@ from dataclasses import fields
 from operator import attrgetter
 from typing import Any
 
-from extractor.assemble.errors import SpillError
+from extractor.errors import SpillError
 from extractor.logminer_row import LogMinerRow
 
 _HEADER = struct.Struct("<Q")

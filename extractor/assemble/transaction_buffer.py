@@ -35,7 +35,6 @@ import os
 import weakref
 from dataclasses import replace
 
-from extractor.assemble.errors import AssemblyError, RedoGapError
 from extractor.assemble.open_transaction import OpenTransaction
 from extractor.assemble.records import (
     BufferMetrics,
@@ -43,6 +42,7 @@ from extractor.assemble.records import (
     OpenTransactionSummary,
 )
 from extractor.assemble.spill import SpillFile
+from extractor.errors import AssemblyError, RedoGapError
 from extractor.logminer_row import (
     TRANSACTION_CONTROL_CODES,
     TRANSACTION_END_CODES,

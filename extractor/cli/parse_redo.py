@@ -21,17 +21,13 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, TextIO
 
-from extractor.dictionary import DictionaryError, TableDef
-from extractor.errors import OracdcError
+from extractor.dictionary import TableDef
+from extractor.errors import DictionaryError, OracdcError, ParseRedoInputError
 from extractor.nls import NlsSettings
 from extractor.parse import UNSUPPORTED, ParsedRedo, RedoParseError, parse_redo, typed_row
 from extractor.parse.literals import Literal
 
 Dictionary = dict[tuple[str | None, str], TableDef]
-
-
-class ParseRedoInputError(OracdcError):
-    """A --dictionary or --nls file that cannot be read."""
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

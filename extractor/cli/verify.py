@@ -21,10 +21,10 @@ from extractor.cli.options import (
 )
 from extractor.config import OracdcConfig
 from extractor.dictionary import TableDef
+from extractor.errors import VerifyError
 from extractor.pipeline.runtime import open_configured_source
 from extractor.source.base import Source
 from extractor.state.checkpoint import CHECKPOINT_FILE, Checkpoint
-from extractor.verify.errors import VerifyError
 from extractor.verify.reconcile import TableVerification, VerifyOptions, verify_table
 from extractor.verify.replica_digest import ReplicaDigests
 from extractor.verify.report import DifferenceFile, example_lines, table_line

@@ -5,9 +5,9 @@ The core is :func:`generate_project_files`; the command line lives in ``extracto
 
 from __future__ import annotations
 
-from extractor.dbt_gen.errors import GenerationError
 from extractor.dbt_gen.project_files import generate_project_files, plan_project_files
 from extractor.dbt_gen.report import FileAction, FileChange, GenerationReport
+from extractor.errors import GenerationError
 
 __all__ = [
     "FileAction",

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from extractor.dbt_gen.errors import DictionaryFileError
-from extractor.dictionary import DictionaryError, TableDef
+from extractor.dictionary import TableDef
+from extractor.errors import DictionaryError, DictionaryFileError
 
 
 def load_dictionary_tables(path: Path) -> tuple[TableDef, ...]:

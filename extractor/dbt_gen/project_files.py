@@ -7,12 +7,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from extractor.dbt_gen.errors import GenerationError
 from extractor.dbt_gen.fingerprint import CommentStyle, edited_by_hand, with_header
 from extractor.dbt_gen.model_sql import replica_model_path_name, replica_model_sql
 from extractor.dbt_gen.report import FileAction, FileChange, GenerationReport
 from extractor.dbt_gen.schema_yaml import replica_schema_yaml, staging_sources_yaml
 from extractor.dictionary import TableDef
+from extractor.errors import GenerationError
 from extractor.staging_contract import replica_model_name
 
 STAGING_DIR = Path("models/staging")

@@ -15,7 +15,7 @@ import pyarrow.compute as pc
 
 from extractor.change_record import ChangeRecord
 from extractor.dictionary import TableDef
-from extractor.land.errors import LandingError
+from extractor.errors import LandingError
 from extractor.land.staging_schema import (
     METADATA_ARROW_TYPES,
     staging_arrow_schema,

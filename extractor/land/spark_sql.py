@@ -7,21 +7,21 @@ back-quoted with embedded backticks doubled. No value is ever spliced into SQL.
 
 from __future__ import annotations
 
-from extractor.land.errors import InvalidIdentifierError
+from extractor.errors import SparkIdentifierError
 from extractor.staging_contract import is_simple_identifier
 
 
 def checked_name(kind: str, name: str) -> str:
-    """``name`` itself when it is a plain identifier; otherwise ``InvalidIdentifierError``."""
+    """``name`` itself when it is a plain identifier; otherwise ``SparkIdentifierError``."""
     if not is_simple_identifier(name):
-        raise InvalidIdentifierError(kind, name)
+        raise SparkIdentifierError(kind, name)
     return name
 
 
 def quote_identifier(name: str) -> str:
     """``name`` back-quoted for Spark SQL, embedded backticks doubled."""
     if not name or "\x00" in name:
-        raise InvalidIdentifierError("column", name)
+        raise SparkIdentifierError("column", name)
     return "`" + name.replace("`", "``") + "`"
 
 

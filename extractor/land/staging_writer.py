@@ -17,6 +17,7 @@ from typing import Any
 import pyarrow as pa
 
 from extractor.dictionary import TableDef
+from extractor.errors import LandingError, StagingSchemaError
 from extractor.land.audit_records import (
     ERRORS_COLUMNS,
     ERRORS_SCHEMA,
@@ -27,7 +28,6 @@ from extractor.land.audit_records import (
     QuarantinedChange,
     SchemaChange,
 )
-from extractor.land.errors import LandingError, StagingSchemaError
 from extractor.land.spark_sql import (
     checked_name,
     normalized_type,

@@ -4,7 +4,7 @@ Public entry points: :func:`parse_redo` (text -> :class:`ParsedRedo`) and
 :func:`typed_row` / :func:`typed_value` (literals -> Python values, see ``spark_types``).
 """
 
-from extractor.parse.errors import RedoParseError, ValueTypingError
+from extractor.errors import RedoParseError, ValueTypingError
 from extractor.parse.literals import UNSUPPORTED, Literal, LiteralKind, UnsupportedValue
 from extractor.parse.redo_parser import parse_redo
 from extractor.parse.redo_statement import ParsedRedo

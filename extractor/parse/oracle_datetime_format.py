@@ -18,6 +18,8 @@ from datetime import date, datetime, timedelta, timezone, tzinfo
 from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from extractor.errors import DatetimeFormatError
+
 _MONTHS = ("JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC")
 _MONTH_NAMES = (
     "JANUARY",
@@ -33,10 +35,6 @@ _MONTH_NAMES = (
     "NOVEMBER",
     "DECEMBER",
 )
-
-
-class DatetimeFormatError(ValueError):
-    """Text that does not follow the format model, or a model element we do not read."""
 
 
 @dataclass(frozen=True, slots=True)

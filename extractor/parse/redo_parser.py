@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from extractor.dictionary import TableDef
+from extractor.errors import RedoParseError
 from extractor.parse import redo_grammar as g
-from extractor.parse.errors import RedoParseError
 from extractor.parse.literals import IS_NULL_LITERAL, Literal
 from extractor.parse.redo_statement import ParsedRedo
 from extractor.parse.relaxed_quotes import parse_relaxed

@@ -16,8 +16,8 @@ from collections.abc import Iterator, Mapping
 from enum import Enum, auto
 
 from extractor.dictionary import TableDef
+from extractor.errors import RedoParseError
 from extractor.parse import redo_grammar as g
-from extractor.parse.errors import RedoParseError
 from extractor.parse.literals import IS_NULL_LITERAL, Literal
 from extractor.parse.redo_statement import Operation, ParsedRedo
 

@@ -17,16 +17,11 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from extractor.dictionary import ColumnDef, TableDef
+from extractor.errors import DatetimeFormatError, UnsupportedTypeError, ValueTypingError
 from extractor.nls import NlsSettings
 from extractor.parse import redo_grammar as g
-from extractor.parse.errors import ValueTypingError
 from extractor.parse.literals import UNSUPPORTED, Literal, concat_terms, unquote
-from extractor.parse.oracle_datetime_format import (
-    DatetimeFormatError,
-    ParsedDatetime,
-    parse_datetime,
-    zone_from_text,
-)
+from extractor.parse.oracle_datetime_format import ParsedDatetime, parse_datetime, zone_from_text
 from extractor.parse.redo_statement import ParsedRedo
 from extractor.spark_types import (
     BINARY_TYPES,
@@ -34,7 +29,6 @@ from extractor.spark_types import (
     SPARK_MAX_TIMESTAMP_PRECISION,
     STRING_TYPES,
     TIMESTAMP_TYPE,
-    UnsupportedTypeError,
     spark_type,
 )
 from extractor.values import (

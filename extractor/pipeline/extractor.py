@@ -29,7 +29,7 @@ from extractor.assemble.transaction_buffer import TransactionBuffer
 from extractor.change_record import ChangeRecord
 from extractor.config import MiningSettings, OracdcConfig
 from extractor.dictionary import TableDef
-from extractor.errors import OracdcError
+from extractor.errors import OracdcError, QuarantineError
 from extractor.land.audit_records import QuarantinedChange, SchemaChange
 from extractor.land.change_batch import change_batch, snapshot_batch
 from extractor.land.staging_writer import StagingWriter
@@ -55,10 +55,6 @@ FaultHook = Callable[[str], None]
 
 # Change records held before an intermediate landing inside one window (bounds memory).
 _FLUSH_RECORDS = 100_000
-
-
-class QuarantineError(OracdcError):
-    """Changes could not be applied and the error policy is ``fail``."""
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 
 from extractor.config import OracdcConfig
-from extractor.errors import OracdcError
+from extractor.errors import PreflightError
 from extractor.pipeline.table_registry import TableRegistry
 from extractor.source.base import Source
 from extractor.source.oracle.oracle_source import OracleSource
@@ -16,10 +16,6 @@ LOG = logging.getLogger(__name__)
 
 # How the fix texts name the capture user when the configuration does not (the simulator).
 _UNNAMED_USER = "<capture user>"
-
-
-class PreflightError(OracdcError):
-    """The source is not ready for capture (a pre-flight check failed)."""
 
 
 def source_checks(config: OracdcConfig, source: Source) -> list[CheckOutcome] | None:

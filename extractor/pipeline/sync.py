@@ -21,23 +21,13 @@ from typing import Any
 
 from extractor.config import OracdcConfig
 from extractor.dictionary import TableDef
-from extractor.errors import OracdcError
+from extractor.errors import OracdcError, SyncStepError
 from extractor.lakehouse.dbt_runner import default_project_dir, run_dbt
 from extractor.pipeline.extractor import Extractor, SnapshotResult, StreamResult
 from extractor.pipeline.runtime import Runtime
 from extractor.state.consolidation_state import landed_batches, record_consolidated
 
 LOG = logging.getLogger(__name__)
-
-
-class SyncStepError(OracdcError):
-    """A step of a sync cycle failed."""
-
-    def __init__(self, step: str, reason: str, *, table: str | None = None, fix: str | None = None):
-        where = f" ({table})" if table else ""
-        super().__init__(f"step {step}{where} failed: {reason}", fix=fix)
-        self.step = step
-        self.table = table
 
 
 @dataclass(frozen=True)

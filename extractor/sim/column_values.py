@@ -16,7 +16,8 @@ from datetime import UTC, date, datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 
 from extractor.dictionary import ColumnDef
-from extractor.sim.errors import SimUsageError, raise_oracle_error
+from extractor.errors import SimUsageError
+from extractor.sim.oracle_errors import raise_oracle_error
 from extractor.sim.oracle_types import STRING_KINDS, ColumnType, Kind, column_type
 from extractor.spark_types import SPARK_MAX_TIMESTAMP_PRECISION, spark_type
 from extractor.values import canonical_decimal_text, timestamp_text

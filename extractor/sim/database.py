@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from extractor.dictionary import ColumnDef, TableDef
+from extractor.errors import SimUsageError
 from extractor.logminer_row import LogMinerRow, OperationCode
 from extractor.nls import NlsSettings
 from extractor.sim.column_values import coerce_value, truth_value
@@ -28,8 +29,8 @@ from extractor.sim.ddl_text import (
     row_moving_sql,
     truncate_table_sql,
 )
-from extractor.sim.errors import SimUsageError, raise_oracle_error
 from extractor.sim.logminer_rows import RedoEvent, render_rows, unnamed_rows
+from extractor.sim.oracle_errors import raise_oracle_error
 from extractor.sim.oracle_types import column_type
 from extractor.sim.redo_logs import RedoLogCatalog, RedoLogFile
 from extractor.sim.rowid import RowidAllocator

@@ -18,9 +18,10 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from extractor.dictionary import TableDef
+from extractor.errors import SimUsageError
 from extractor.logminer_row import TRANSACTION_CONTROL_CODES, LogMinerRow, OperationCode
 from extractor.sim.database import SimDatabase
-from extractor.sim.errors import SimUsageError, raise_oracle_error
+from extractor.sim.oracle_errors import raise_oracle_error
 from extractor.sim.redo_logs import RedoLogFile
 from extractor.source.oracle import queries
 from extractor.source.oracle.logminer_session import parse_utc_offset

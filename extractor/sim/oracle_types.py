@@ -8,7 +8,7 @@ from enum import Enum
 from functools import lru_cache
 
 from extractor.dictionary import ColumnDef
-from extractor.sim.errors import SimUsageError
+from extractor.errors import SimUsageError
 
 
 class Kind(Enum):

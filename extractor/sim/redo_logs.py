@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from extractor.sim.errors import raise_oracle_error
+from extractor.sim.oracle_errors import raise_oracle_error
 
 
 @dataclass(frozen=True, slots=True)

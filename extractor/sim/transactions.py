@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from extractor.dictionary import TableDef
+from extractor.errors import SimUsageError
 from extractor.logminer_row import OperationCode
 from extractor.sim.column_values import coerce_value, truth_value
-from extractor.sim.errors import SimUsageError, raise_oracle_error
+from extractor.sim.oracle_errors import raise_oracle_error
 from extractor.sim.oracle_types import LOB_KINDS, column_type
 from extractor.sim.versioned_table import StoredRow, VersionedTable
 

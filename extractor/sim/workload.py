@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from extractor.dictionary import ColumnDef, TableDef
+from extractor.errors import SimUsageError
 from extractor.sim.database import SimDatabase
 from extractor.sim.ddl_text import RowMovingDdl
-from extractor.sim.errors import SimUsageError
 from extractor.sim.table_catalog import DEFAULT_OWNER, demo_tables, random_tables
 from extractor.sim.transactions import SimTransaction
 from extractor.sim.value_generator import ValueGenerator

@@ -26,15 +26,15 @@ from typing import Protocol, runtime_checkable
 import pyarrow as pa
 
 from extractor.dictionary import TableDef
-from extractor.logminer_row import LogMinerRow
-from extractor.nls import NlsSettings
-from extractor.source.errors import (
+from extractor.errors import (
     MissingRedoLogError,
     SnapshotTooOldError,
     SourceConnectionError,
     SourceError,
     TableNotFoundError,
 )
+from extractor.logminer_row import LogMinerRow
+from extractor.nls import NlsSettings
 
 __all__ = [
     "MissingRedoLogError",

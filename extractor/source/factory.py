@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from dataclasses import fields
 from typing import Any
 
+from extractor.errors import SourceError
 from extractor.source.base import Source
-from extractor.source.errors import SourceError
 
 _CONNECTION_KEYS = {
     "kind",

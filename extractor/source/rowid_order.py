@@ -7,15 +7,11 @@ ASCII order, so ROWID texts cannot be compared as strings.
 
 from __future__ import annotations
 
-from extractor.errors import OracdcError
+from extractor.errors import InvalidRowidError
 
 _ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 _DIGIT = {ch: i for i, ch in enumerate(_ALPHABET)}
 _WIDTHS = (6, 3, 6, 3)
-
-
-class InvalidRowidError(OracdcError):
-    """Text that is not an 18-character extended ROWID."""
 
 
 def rowid_sort_key(rowid: str) -> tuple[int, int, int, int]:

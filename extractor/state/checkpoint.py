@@ -22,7 +22,7 @@ from types import TracebackType
 from typing import IO, Any, Final, Literal, cast, get_args
 
 from extractor.atomic_file import write_text_atomically
-from extractor.land.errors import CheckpointCorruptError, CheckpointError, CheckpointLockedError
+from extractor.errors import CheckpointCorruptError, CheckpointError, CheckpointLockedError
 from extractor.redo_position import CommitPosition
 
 LOG = logging.getLogger(__name__)

@@ -12,6 +12,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from extractor.dictionary import TableDef
+from extractor.errors import VerifyError
 from extractor.staging_contract import replica_model_name
 from extractor.verify import canonical
 from extractor.verify.digest_rows import (
@@ -21,7 +22,6 @@ from extractor.verify.digest_rows import (
     key_columns,
     value_columns,
 )
-from extractor.verify.errors import VerifyError
 
 _SPARK_NAME = re.compile(r"^[A-Za-z0-9_$#]{1,128}$")
 _TIMESTAMP_FORMAT = "'yyyy-MM-dd HH:mm:ss.SSSSSS'"

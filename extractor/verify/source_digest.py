@@ -13,9 +13,10 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from extractor.dictionary import ColumnDef, TableDef
+from extractor.errors import VerifyError
 from extractor.source.base import Source
 from extractor.source.oracle import queries
-from extractor.source.oracle.errors import full_code
+from extractor.source.oracle.driver_errors import full_code
 from extractor.source.oracle.snapshot import _raise_mapped, select_expression
 from extractor.verify import canonical
 from extractor.verify.digest_rows import (
@@ -25,7 +26,6 @@ from extractor.verify.digest_rows import (
     key_columns,
     value_columns,
 )
-from extractor.verify.errors import VerifyError
 
 _FETCH_ROWS = 5_000
 

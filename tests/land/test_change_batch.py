@@ -9,8 +9,8 @@ from decimal import Decimal
 import pyarrow as pa
 import pytest
 
+from extractor.errors import LandingError
 from extractor.land.change_batch import change_batch, snapshot_batch
-from extractor.land.errors import LandingError
 from tests.land.records import COMMIT_TS, EMP, EXTRACTED_AT, change
 
 UTC_US = pa.timestamp("us", tz="UTC")

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from extractor.land.errors import InvalidIdentifierError
+from extractor.errors import SparkIdentifierError
 from extractor.land.spark_sql import quote_identifier
 from extractor.land.staging_writer import StagingWriter
 from tests.land.records import EMP
@@ -25,7 +25,7 @@ class RecordingSpark:
 def test_schema_name_designed_to_inject_sql_is_rejected_before_any_sql() -> None:
     spark = RecordingSpark()
 
-    with pytest.raises(InvalidIdentifierError, match="schema name"):
+    with pytest.raises(SparkIdentifierError, match="schema name"):
         StagingWriter(spark, "staging; DROP DATABASE prod CASCADE --")
 
     assert spark.statements == []
@@ -36,7 +36,7 @@ def test_table_name_designed_to_inject_sql_is_rejected_before_any_sql() -> None:
     writer = StagingWriter(spark, "staging")
     hostile = replace(EMP, name="EMP_log (x INT) USING PARQUET; DROP TABLE staging.hr__emp_log --")
 
-    with pytest.raises(InvalidIdentifierError) as raised:
+    with pytest.raises(SparkIdentifierError) as raised:
         writer.ensure_table(hostile)
 
     assert raised.value.fix is not None
@@ -54,5 +54,5 @@ def test_quoted_column_name_doubles_embedded_backticks() -> None:
 
 
 def test_empty_column_name_is_rejected() -> None:
-    with pytest.raises(InvalidIdentifierError):
+    with pytest.raises(SparkIdentifierError):
         quote_identifier("")

@@ -18,9 +18,9 @@ import pytest
 
 from extractor.change_record import ChangeRecord
 from extractor.dictionary import ColumnDef, TableDef
+from extractor.errors import LandingError, StagingSchemaError
 from extractor.land.audit_records import QuarantinedChange, SchemaChange
 from extractor.land.change_batch import change_batch, snapshot_batch
-from extractor.land.errors import LandingError, StagingSchemaError
 from extractor.land.staging_writer import StagingWriter
 from tests.land.records import EMP, EXTRACTED_AT, change
 

@@ -12,7 +12,8 @@ import pytest
 
 from extractor.cli import sync as sync_cli
 from extractor.cli.main import main
-from extractor.notify import Failure, Notifier, NotifyConfigError, NotifySettings
+from extractor.errors import NotifyConfigError
+from extractor.notify import Failure, Notifier, NotifySettings
 from tests.ops.receivers import closed_port, webhook_receiver
 
 FAILURE = Failure("step stream failed: ORA-01291", "stream", "HR.EMPLOYEES", "2024-01-01T00:00")

@@ -11,14 +11,12 @@ from pathlib import Path
 import pytest
 
 from extractor.cli.main import main
-from extractor.config import ConfigError, config_from_mapping
+from extractor.config import config_from_mapping
 from extractor.dictionary import ColumnDef, TableDef
-from extractor.source.errors import SourceConnectionError
+from extractor.errors import ConfigError, OracleIdentifierError, SourceConnectionError, VerifyError
 from extractor.source.oracle import connect as oracle_connect
 from extractor.source.oracle.connect import read_password
-from extractor.source.oracle.queries import InvalidIdentifierError
 from extractor.verify.digest_rows import BucketRange
-from extractor.verify.errors import VerifyError
 from extractor.verify.replica_digest import ReplicaDigests, replica_table_name
 from extractor.verify.source_digest import count_statement, digest_statement
 from tests.ops.receivers import closed_port, silent_listener
@@ -146,10 +144,10 @@ def _table(owner: str, name: str, column: str = "ID") -> TableDef:
     [_table("HR", 'X"; DROP TABLE Y; --'), _table('H"R', "T"), _table("HR", "T", 'I"D')],
 )
 def test_a_dictionary_name_holding_a_quote_never_reaches_oracle_sql(table: TableDef) -> None:
-    with pytest.raises(InvalidIdentifierError):
+    with pytest.raises(OracleIdentifierError):
         digest_statement(table, per_column=False)
     if '"' in table.owner + table.name:
-        with pytest.raises(InvalidIdentifierError):
+        with pytest.raises(OracleIdentifierError):
             count_statement(table)
 
 

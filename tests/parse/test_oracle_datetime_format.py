@@ -7,7 +7,8 @@ from datetime import timedelta
 
 import pytest
 
-from extractor.parse.oracle_datetime_format import DatetimeFormatError, parse_datetime
+from extractor.errors import DatetimeFormatError
+from extractor.parse.oracle_datetime_format import parse_datetime
 
 
 def test_iso_like_session_format() -> None:

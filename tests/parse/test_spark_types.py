@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from extractor.dictionary import ColumnDef
-from extractor.spark_types import UnsupportedTypeError, spark_type
+from extractor.errors import UnsupportedTypeError
+from extractor.spark_types import spark_type
 
 
 def col(data_type: str, precision: int | None = None, scale: int | None = None) -> ColumnDef:

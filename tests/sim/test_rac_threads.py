@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from extractor.errors import SimUsageError
 from extractor.redo_position import RedoPosition
 from extractor.sim.database import SimDatabase
 from extractor.sim.dbapi import SimConnection
-from extractor.sim.errors import SimUsageError
 from extractor.source.oracle import queries
 from tests.sim.sim_tables import one_table
 

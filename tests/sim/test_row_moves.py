@@ -7,7 +7,7 @@ import pytest
 
 from extractor.logminer_row import OperationCode
 from extractor.sim.database import SimDatabase
-from extractor.sim.errors import SimOracleError
+from extractor.sim.oracle_errors import SimOracleError
 from extractor.sim.workload import WorkloadRunner, WorkloadSpec
 from tests.sim.sim_tables import one_table
 

@@ -7,7 +7,7 @@ import oracledb
 import oracledb.errors as oracledb_errors
 import pytest
 
-from extractor.source.errors import SourceConnectionError
+from extractor.errors import SourceConnectionError
 from extractor.source.oracle import connect as oracle_connect
 
 _NNE = "Native Network Encryption and Data Integrity"

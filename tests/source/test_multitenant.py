@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from extractor.config import ConfigError, config_from_mapping
+from extractor.config import config_from_mapping
+from extractor.errors import ConfigError, MissingRedoLogError, SourceError
 from extractor.logminer_row import LogMinerRow
 from extractor.sim.database import SimDatabase
 from extractor.sim.dbapi import SimConnection
 from extractor.sim.workload import WorkloadSpec, run_workload
-from extractor.source.errors import MissingRedoLogError, SourceError
 from extractor.source.factory import open_source
 from extractor.source.oracle import queries
 from extractor.source.oracle.container import Container, MiningScope, mining_scope

@@ -6,11 +6,11 @@ from typing import Any
 
 import pytest
 
+from extractor.errors import MissingRedoLogError, SnapshotTooOldError, TableNotFoundError
 from extractor.sim.database import SimDatabase
 from extractor.sim.dbapi import SimConnection
 from extractor.sim.workload import WorkloadResult
 from extractor.source.arrow_schema import ROWID_COLUMN
-from extractor.source.errors import MissingRedoLogError, SnapshotTooOldError, TableNotFoundError
 from extractor.source.oracle import queries
 from extractor.source.oracle.oracle_source import OracleSource
 from extractor.staging_contract import spark_column_name

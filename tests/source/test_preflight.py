@@ -14,7 +14,8 @@ import pytest
 from extractor.cli import sync as sync_cli
 from extractor.cli.main import main
 from extractor.config import config_from_mapping
-from extractor.pipeline.preflight import PreflightError, require_ready, source_checks
+from extractor.errors import PreflightError
+from extractor.pipeline.preflight import require_ready, source_checks
 from extractor.sim.database import SimDatabase
 from extractor.sim.dbapi import SimConnection
 from extractor.source.oracle.oracle_source import OracleSource

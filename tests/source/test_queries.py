@@ -6,6 +6,7 @@ import pytest
 import sqlglot
 
 from extractor.dictionary import ColumnDef, TableDef
+from extractor.errors import OracleIdentifierError
 from extractor.source.oracle import queries
 from extractor.source.oracle.snapshot import select_expression, snapshot_statement
 
@@ -60,7 +61,7 @@ def test_nanosecond_timestamp_is_read_as_text_with_its_digits() -> None:
 
 
 def test_identifier_with_double_quote_is_refused() -> None:
-    with pytest.raises(queries.InvalidIdentifierError):
+    with pytest.raises(OracleIdentifierError):
         queries.quote_identifier('A"B')
 
 

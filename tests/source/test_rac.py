@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
+from extractor.errors import MissingRedoLogError
 from extractor.logminer_row import LogMinerRow
 from extractor.sim.database import SimDatabase
 from extractor.sim.dbapi import SimConnection
-from extractor.source.errors import MissingRedoLogError
 from extractor.source.oracle.oracle_source import OracleSource
 from tests.pipeline.test_extract_to_staging import (
     TABLES,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from extractor.source.errors import MissingRedoLogError
+from extractor.errors import MissingRedoLogError
 from extractor.source.oracle.redo_logs import RedoLog, RedoThread, select_logs
 
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from extractor.errors import BundleError, MissingRedoLogError
 from extractor.logminer_row import LogMinerRow
 from extractor.sim.database import SimDatabase
 from extractor.sim.workload import WorkloadResult
-from extractor.source.errors import MissingRedoLogError
 from extractor.source.replay import bundle_format as fmt
 from extractor.source.replay.recorder import record_bundle
 from extractor.source.replay.replay_source import ReplaySource
@@ -151,20 +151,20 @@ def test_snapshot_point_gives_each_table_its_own_scn(bundle: Path) -> None:
 
 def test_unknown_format_version_is_refused(bundle: Path) -> None:
     _write(bundle / "bundle.json", {"format": "oracdc-replay/2", "database": "X", "nls": _NLS})
-    with pytest.raises(fmt.BundleError, match=r"bundle\.json.*oracdc-replay/2"):
+    with pytest.raises(BundleError, match=r"bundle\.json.*oracdc-replay/2"):
         ReplaySource(bundle)
 
 
 def test_missing_dictionary_names_the_file(bundle: Path) -> None:
     (bundle / "dictionary.json").unlink()
-    with pytest.raises(fmt.BundleError, match=r"dictionary\.json: is missing"):
+    with pytest.raises(BundleError, match=r"dictionary\.json: is missing"):
         ReplaySource(bundle).table("HR", "EMPLOYEES")
 
 
 def test_malformed_logminer_line_names_file_and_line(bundle: Path) -> None:
     with (bundle / "logminer.jsonl").open("a") as out:
         out.write("{not json\n")
-    with pytest.raises(fmt.BundleError, match=r"logminer.jsonl:2:"):
+    with pytest.raises(BundleError, match=r"logminer.jsonl:2:"):
         ReplaySource(bundle).current_scn()
 
 
@@ -172,7 +172,7 @@ def test_misspelt_logminer_key_is_refused(bundle: Path) -> None:
     bad = dict(_INSERT)
     bad["scn"] = bad.pop("SCN")
     (bundle / "logminer.jsonl").write_text(json.dumps(bad) + "\n")
-    with pytest.raises(fmt.BundleError, match=r"logminer\.jsonl:1:.*'SCN'"):
+    with pytest.raises(BundleError, match=r"logminer\.jsonl:1:.*'SCN'"):
         ReplaySource(bundle).current_scn()
 
 
@@ -187,7 +187,7 @@ def test_further_upper_case_logminer_columns_are_ignored_lower_case_ones_refused
     # the SCN index reads only SCN, XID and OPERATION_CODE; the whole line is checked when mined
     assert source.current_scn() == _INSERT["SCN"]
     with (
-        pytest.raises(fmt.BundleError, match=r"logminer\.jsonl:1: unknown key 'sql_undo'"),
+        pytest.raises(BundleError, match=r"logminer\.jsonl:1: unknown key 'sql_undo'"),
         source.mine(_INSERT["SCN"], _INSERT["SCN"], []) as rows,
     ):
         list(rows)
@@ -200,7 +200,7 @@ def test_index_fields_of_another_json_type_are_read_as_a_whole_row_reads_them(
     (bundle / "logminer.jsonl").write_text(json.dumps(as_text) + "\n")
     assert ReplaySource(bundle).current_scn() == _INSERT["SCN"]
     (bundle / "logminer.jsonl").write_text(json.dumps({**_INSERT, "SCN": "ten"}) + "\n")
-    with pytest.raises(fmt.BundleError, match=r"logminer\.jsonl:1: bad value"):
+    with pytest.raises(BundleError, match=r"logminer\.jsonl:1: bad value"):
         ReplaySource(bundle).current_scn()
 
 
@@ -213,7 +213,7 @@ def test_an_error_found_when_mining_names_the_files_line_not_the_windows(bundle:
     source = ReplaySource(bundle)
     assert source.current_scn() == 1005
     with (
-        pytest.raises(fmt.BundleError, match=r"logminer\.jsonl:4: missing RS_ID"),
+        pytest.raises(BundleError, match=r"logminer\.jsonl:4: missing RS_ID"),
         source.mine(1003, 1005, []) as mined,
     ):
         list(mined)
@@ -252,7 +252,7 @@ def test_index_and_mined_rows_agree_line_for_line(bundle: Path) -> None:
 def test_a_logminer_line_that_is_not_utf8_names_file_and_line(bundle: Path) -> None:
     with (bundle / "logminer.jsonl").open("ab") as out:
         out.write(b'{"SCN": "\xff"}\n')
-    with pytest.raises(fmt.BundleError, match=r"logminer.jsonl:2: not a JSON object"):
+    with pytest.raises(BundleError, match=r"logminer.jsonl:2: not a JSON object"):
         ReplaySource(bundle).current_scn()
 
 
@@ -260,7 +260,7 @@ def test_unknown_snapshot_column_names_file_and_line(bundle: Path) -> None:
     path = bundle / "snapshots" / "HR.EMPLOYEES.jsonl"
     path.write_text('{"scn": 1000}\n{"ROWID": "AAAS5GAAEAAAAJPAAA", "SALARY": "1"}\n')
     source = ReplaySource(bundle)
-    with pytest.raises(fmt.BundleError, match=r"HR.EMPLOYEES.jsonl:2: unknown column"):
+    with pytest.raises(BundleError, match=r"HR.EMPLOYEES.jsonl:2: unknown column"):
         list(source.snapshot_batches(source.table("HR", "EMPLOYEES"), 1000, 10))
 
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import pytest
 
+from extractor.errors import SourceQueryError
 from extractor.sim.database import SimDatabase
 from extractor.sim.dbapi import SimConnection
-from extractor.source.errors import SourceQueryError
 from extractor.source.oracle import queries
 from extractor.source.oracle.oracle_source import OracleSource
 from extractor.source.oracle.snapshot import read_snapshot

@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 
 from extractor.dictionary import ColumnDef, TableDef
+from extractor.errors import MissingRedoLogError
 from extractor.sim.database import SimDatabase
 from extractor.sim.dbapi import SimConnection
-from extractor.source.errors import MissingRedoLogError
 from extractor.source.oracle.oracle_source import OracleSource
 
 TABLE = TableDef(

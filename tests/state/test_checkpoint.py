@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from extractor.land.errors import CheckpointCorruptError, CheckpointLockedError
+from extractor.errors import CheckpointCorruptError, CheckpointLockedError
 from extractor.redo_position import CommitPosition, RedoPosition
 from extractor.state.checkpoint import Checkpoint, CheckpointStore, TableSnapshotState
 

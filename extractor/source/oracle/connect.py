@@ -14,8 +14,8 @@ from typing import Any
 
 import oracledb
 
-from extractor.source.errors import SourceConnectionError
-from extractor.source.oracle.errors import error_message, full_code
+from extractor.errors import SourceConnectionError
+from extractor.source.oracle.driver_errors import error_message, full_code
 
 log = logging.getLogger(__name__)
 

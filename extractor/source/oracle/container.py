@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from extractor.config import validate_oracle_name
-from extractor.source.errors import SourceError
+from extractor.errors import SourceError
 from extractor.source.oracle import queries
-from extractor.source.oracle.errors import error_message, full_code
+from extractor.source.oracle.driver_errors import error_message, full_code
 
 ROOT = "CDB$ROOT"
 # The first release whose LogMiner mines one PDB from inside it (START_LOGMNR, no logs).

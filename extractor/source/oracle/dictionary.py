@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from extractor.dictionary import ColumnDef, SupplementalLogging, TableDef
-from extractor.source.errors import TableNotFoundError
+from extractor.errors import TableNotFoundError
 from extractor.source.oracle import queries
 
 _LEVEL_RANK: dict[SupplementalLogging, int] = {"MINIMAL": 0, "PRIMARY KEY": 1, "ALL": 2}

@@ -18,10 +18,10 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from extractor.dictionary import TableDef
+from extractor.errors import MissingRedoLogError
 from extractor.logminer_row import LogMinerRow
-from extractor.source.errors import MissingRedoLogError
 from extractor.source.oracle import queries
-from extractor.source.oracle.errors import full_code, raise_unhandled
+from extractor.source.oracle.driver_errors import full_code, raise_unhandled
 from extractor.source.oracle.redo_logs import RedoLog
 
 log = logging.getLogger(__name__)

@@ -20,10 +20,10 @@ from typing import Any
 import pyarrow as pa
 
 from extractor.dictionary import SupplementalLogging, TableDef
+from extractor.errors import SourceError
 from extractor.logminer_row import LogMinerRow
 from extractor.nls import NlsSettings
 from extractor.source.base import RedoLogInUse, SnapshotPoint
-from extractor.source.errors import SourceError
 from extractor.source.oracle import dictionary, queries, redo_logs
 from extractor.source.oracle.container import (
     WHOLE_DATABASE,
@@ -32,7 +32,7 @@ from extractor.source.oracle.container import (
     mining_scope,
     read_container,
 )
-from extractor.source.oracle.errors import full_code, raise_unhandled
+from extractor.source.oracle.driver_errors import full_code, raise_unhandled
 from extractor.source.oracle.logminer_session import (
     DEFAULT_ARRAYSIZE,
     DEFAULT_RETRY_ATTEMPTS,

@@ -23,11 +23,11 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from extractor.dictionary import TableDef
+from extractor.errors import SourceError
 from extractor.keys import consolidation_key
-from extractor.source.errors import SourceError
 from extractor.source.oracle import queries
 from extractor.source.oracle.container import Container, MiningScope, mining_scope
-from extractor.source.oracle.errors import error_message, full_code
+from extractor.source.oracle.driver_errors import error_message, full_code
 
 CheckStatus = Literal["ok", "warning", "failed"]
 

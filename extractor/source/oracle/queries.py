@@ -13,8 +13,8 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
+from extractor.errors import OracleIdentifierError
 from extractor.logminer_row import TRANSACTION_CONTROL_CODES, OperationCode
-from extractor.source.errors import SourceError
 
 # -- database ------------------------------------------------------------------------------
 
@@ -329,14 +329,10 @@ STATEMENTS: Final[dict[str, str]] = {
 _NAME_MAX = 128
 
 
-class InvalidIdentifierError(SourceError):
-    """A name that cannot be used as a quoted Oracle identifier."""
-
-
 def quote_identifier(name: str) -> str:
     """``"NAME"`` for a dictionary name; refuses names a quoted identifier cannot hold."""
     if not name or len(name) > _NAME_MAX or '"' in name or "\x00" in name:
-        raise InvalidIdentifierError(
+        raise OracleIdentifierError(
             f"{name!r} is not a valid Oracle identifier",
             fix="rename the object or leave it out of the configuration",
         )

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from extractor.source.errors import MissingRedoLogError
+from extractor.errors import MissingRedoLogError
 from extractor.source.oracle import queries
 
 # NEXT_CHANGE# of the CURRENT online log on Oracle 12c+ (2**48 - 1); anything this large

@@ -40,10 +40,10 @@ import oracledb
 import pyarrow as pa
 
 from extractor.dictionary import ColumnDef, TableDef
+from extractor.errors import SnapshotTooOldError, TableNotFoundError
 from extractor.source.arrow_schema import snapshot_batch
-from extractor.source.errors import SnapshotTooOldError, TableNotFoundError
 from extractor.source.oracle import queries
-from extractor.source.oracle.errors import error_message, full_code, raise_unhandled
+from extractor.source.oracle.driver_errors import error_message, full_code, raise_unhandled
 from extractor.source.rowid_order import rowid_sort_key
 from extractor.spark_types import spark_type
 from extractor.values import canonical_decimal_text, interval_ds_text, interval_ym_text

@@ -24,11 +24,11 @@ from typing import Any, NamedTuple
 import msgspec
 
 from extractor.atomic_file import atomic_text_writer
-from extractor.dictionary import DictionaryError, TableDef
-from extractor.errors import OracdcError
+from extractor.dictionary import TableDef
+from extractor.errors import BundleError, DictionaryError, ValueCodecError
 from extractor.logminer_row import LOGMINER_COLUMNS, LogMinerRow
 from extractor.nls import NlsSettings
-from extractor.source.replay.value_codec import ValueCodecError, decode_value, encode_value
+from extractor.source.replay.value_codec import decode_value, encode_value
 
 FORMAT = "oracdc-replay/1"
 BUNDLE_FILE = "bundle.json"
@@ -44,19 +44,6 @@ _REQUIRED_ROW_KEYS = ("SCN", "XID", "OPERATION_CODE", "RS_ID")
 _KNOWN_ROW_KEYS = frozenset(LOGMINER_COLUMNS)
 # msgspec decodes a logminer.jsonl line ~3x faster than json.loads (docs/performance.md §1).
 _LINE_DECODER = msgspec.json.Decoder()
-
-
-class BundleError(OracdcError):
-    """A bundle that does not follow ``oracdc-replay/1``; names the file and line."""
-
-    def __init__(self, path: Path, problem: str, line: int | None = None) -> None:
-        where = f"{path}:{line}" if line is not None else str(path)
-        super().__init__(
-            f"bad replay bundle: {where}: {problem}",
-            fix="correct the file as docs/replay-bundle.md describes (or record it again)",
-        )
-        self.path = path
-        self.line = line
 
 
 @dataclass(frozen=True)

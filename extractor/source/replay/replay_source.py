@@ -27,6 +27,12 @@ from pathlib import Path
 import pyarrow as pa
 
 from extractor.dictionary import TableDef
+from extractor.errors import (
+    BundleError,
+    MissingRedoLogError,
+    SnapshotTooOldError,
+    TableNotFoundError,
+)
 from extractor.logminer_row import (
     TRANSACTION_CONTROL_CODES,
     TRANSACTION_END_CODES,
@@ -36,7 +42,6 @@ from extractor.logminer_row import (
 from extractor.nls import NlsSettings
 from extractor.source.arrow_schema import snapshot_batch
 from extractor.source.base import RedoLogInUse, SnapshotPoint
-from extractor.source.errors import MissingRedoLogError, SnapshotTooOldError, TableNotFoundError
 from extractor.source.replay import bundle_format as fmt
 from extractor.source.rowid_order import rowid_sort_key
 
@@ -47,7 +52,7 @@ class ReplaySource:
     def __init__(self, path: Path | str) -> None:
         self._path = Path(path)
         if not self._path.is_dir():
-            raise fmt.BundleError(self._path, "is not a directory")
+            raise BundleError(self._path, "is not a directory")
         self._header = fmt.read_header(self._path)
         self._tables: dict[tuple[str, str], TableDef] = {}
         # An index of logminer.jsonl, not its rows: memory stays small for large bundles.
@@ -244,7 +249,7 @@ class ReplaySource:
             scn = entry.scn
             if last_scn is not None and scn < last_scn:
                 self._reset_index()
-                raise fmt.BundleError(path, "rows are not in SCN order", entry.number)
+                raise BundleError(path, "rows are not in SCN order", entry.number)
             last_scn = scn
             self._scns.append(scn)
             self._offsets.append(entry.start)

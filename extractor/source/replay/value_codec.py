@@ -16,6 +16,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from extractor.dictionary import ColumnDef
+from extractor.errors import ValueCodecError
 from extractor.spark_types import spark_type
 from extractor.values import canonical_decimal_text, timestamp_text
 
@@ -25,10 +26,6 @@ _ISO = re.compile(
 )
 _SPECIAL_FLOATS = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 _TIMESTAMP_DIGITS = re.compile(r"^TIMESTAMP\((\d)\)")
-
-
-class ValueCodecError(ValueError):
-    """A bundle value that does not follow the encoding of its column's type."""
 
 
 def encode_value(column: ColumnDef, value: object) -> Any:

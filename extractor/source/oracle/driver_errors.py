@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import NoReturn
 
-from extractor.source.errors import SourceConnectionError, SourceQueryError
+from extractor.errors import SourceConnectionError, SourceQueryError
 
 # Codes that mean the session is gone: ORA end-of-file / not connected, thin-mode DPY codes.
 _CONNECTION_LOST = frozenset(

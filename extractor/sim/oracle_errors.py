@@ -3,7 +3,7 @@
 Database errors are raised as real python-oracledb exceptions (``docs/logminer.md`` §5),
 so code written for a real Oracle matches them the same way: ``e.args[0].full_code``.
 Misuse of the simulator itself (a test asking for something Oracle would not allow in the
-way the simulator models it) raises :class:`SimUsageError`.
+way the simulator models it) raises ``extractor.errors.SimUsageError``.
 """
 
 from __future__ import annotations
@@ -13,15 +13,9 @@ from typing import NoReturn
 import oracledb
 import oracledb.errors as _oracledb_errors
 
-from extractor.errors import OracdcError
-
 
 class SimOracleError(oracledb.DatabaseError):
     """An ORA- error of the simulated database; ``args[0]`` is an oracledb error object."""
-
-
-class SimUsageError(OracdcError):
-    """The simulator was asked to do something it does not model (e.g. a lock wait)."""
 
 
 def raise_oracle_error(code: int, message: str) -> NoReturn:
