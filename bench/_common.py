@@ -244,7 +244,7 @@ def instrumented(extractor: Any, timer: PhaseTimer) -> Iterator[None]:
 
     original_change_batch = getattr(extractor_module, "change_batch")  # noqa: B009
     setattr(extractor_module, "change_batch", timed_call(timer, "arrow", original_change_batch))  # noqa: B010
-    builder, writer = extractor._builder, extractor._writer
+    builder, writer = extractor.builder, extractor.writer
     builder.build = timed_call(timer, "parse+type", builder.build)
     writer.append = timed_call(timer, "spark", writer.append)
     try:

@@ -126,7 +126,7 @@ def measure(bundle: Path, work: Path, *, profile: Path | None = None) -> dict[st
                 profiler.disable()
                 profiler.dump_stats(str(profile))
             landed = sum(
-                spark.table(extractor._writer.staging_table(extractor.registry.staging_def(t)))
+                spark.table(extractor.writer.staging_table(extractor.registry.staging_def(t)))
                 .where("_op <> 't'")  # each snapshot also lands one reset marker
                 .count()
                 for t in extractor.registry.resolve()

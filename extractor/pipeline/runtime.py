@@ -9,7 +9,8 @@ from typing import Any
 
 from extractor.config import OracdcConfig
 from extractor.lakehouse.spark_session import SparkSettings, get_spark
-from extractor.pipeline.extractor import Extractor, FaultHook, open_extractor
+from extractor.pipeline.extractor import Extractor, open_extractor
+from extractor.pipeline.fault_points import FaultHook
 from extractor.source.base import Source
 
 

@@ -28,7 +28,8 @@ from extractor.config import OracdcConfig, config_from_mapping
 from extractor.demo import prepare_work_dir
 from extractor.dictionary import TableDef
 from extractor.lakehouse.dbt_runner import run_dbt
-from extractor.pipeline.extractor import FaultHook, open_extractor
+from extractor.pipeline.extractor import open_extractor
+from extractor.pipeline.fault_points import FaultHook, FaultPoint
 from extractor.pipeline.runtime import open_runtime
 from extractor.pipeline.sync import dbt_settings, extract_and_land, run_cycle
 from extractor.sim.database import SimDatabase
@@ -42,12 +43,7 @@ from tests.pipeline.reference_replica import consolidate, differences, truth_by_
 
 # Where the extractor's session is (a third of the seeds each; own random stream).
 CONTAINERS = ("none", "pdb", "root")
-FAULT_POINTS = (
-    "snapshot:after_land",
-    "stream:after_land_table",
-    "stream:before_checkpoint",
-    "stream:after_checkpoint",
-)
+FAULT_POINTS = tuple(FaultPoint)
 
 
 class InjectedCrash(Exception):

@@ -1,0 +1,151 @@
+"""Landing for both runners: a batch id reserved durably before its data lands, the batch
+written to its staging table (with the schema history and the quarantined rows), the error
+policy applied, and what landed reported to the statistics.
+
+The checkpoint that covers landed data is the runners' to write, after the data has landed
+(``docs/extraction.md``, "Checkpoint and crashes").
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import datetime
+
+import pyarrow as pa
+
+from extractor.change_record import ChangeRecord
+from extractor.config import OracdcConfig
+from extractor.dictionary import TableDef
+from extractor.errors import QuarantineError
+from extractor.land.audit_records import QuarantinedChange, SchemaChange
+from extractor.land.change_batch import change_batch, snapshot_batch
+from extractor.land.staging_writer import StagingWriter
+from extractor.pipeline.fault_points import FaultHook, FaultPoint
+from extractor.pipeline.stats_observer import StatsObserver
+from extractor.pipeline.table_registry import TableRegistry
+from extractor.staging_contract import METADATA_COLUMN_NAMES, spark_column_name
+from extractor.state.checkpoint import CheckpointStore
+
+LOG = logging.getLogger(__name__)
+
+# One table's change records per (owner, table), as a window collects them.
+ChangesByTable = dict[tuple[str, str], list[ChangeRecord]]
+
+
+class Lander:
+    """Writes batches to the staging tables through ``writer``, each under a new batch id."""
+
+    def __init__(
+        self,
+        config: OracdcConfig,
+        writer: StagingWriter,
+        store: CheckpointStore,
+        registry: TableRegistry,
+        observer: StatsObserver,
+        *,
+        now: Callable[[], datetime],
+        fault: FaultHook,
+    ) -> None:
+        self._config = config
+        self._writer = writer
+        self._store = store
+        self._registry = registry
+        self._observer = observer
+        self._now = now
+        self._fault = fault
+
+    def land_snapshot_chunk(self, table: TableDef, batch: pa.RecordBatch, snapshot_scn: int) -> int:
+        """One chunk of a table's snapshot; returns its batch id."""
+        staging = self._registry.staging_def(table)
+        batch_id = self._store.reserve_batch_id()
+        now = self._now()
+        data = snapshot_batch(
+            staging,
+            batch,
+            snapshot_scn=snapshot_scn,
+            snapshot_ts=now,
+            batch_id=batch_id,
+            extracted_at=now,
+        )
+        self._writer.append(staging, data)
+        self._observer.snapshot_chunk_landed(table.qualified_name, batch.num_rows, batch_id)
+        self._fault(FaultPoint.SNAPSHOT_AFTER_LAND)
+        return batch_id
+
+    def land_reset_marker(self, table: TableDef, snapshot_scn: int) -> None:
+        """A reset marker at (S, S, 0) after a snapshot's last chunk: every version of the
+        table older than the snapshot (a previous snapshot's rows, changes before a
+        re-snapshot, keys deleted in between) is retired; the snapshot's own rows, at the same
+        position, stay. Landed before the snapshot is marked done: a crash lands it again
+        (idempotent)."""
+        staging = self._registry.staging_def(table)
+        now = self._now()
+        marker = ChangeRecord(
+            op="t", owner=table.owner, table=table.name, scn=snapshot_scn,
+            commit_scn=snapshot_scn, redo_pos=0, rs_id=None, ssn=None, xid=None, row_id=None,
+            commit_ts=now, values={}, full_image=False,
+        )  # fmt: skip
+        batch_id = self._store.reserve_batch_id()
+        data = change_batch(staging, [marker], batch_id=batch_id, extracted_at=now)
+        self._writer.append(staging, data)
+        self._observer.reset_marker_landed(table.qualified_name, batch_id)
+
+    def land_changes(
+        self,
+        records: ChangesByTable,
+        errors: list[QuarantinedChange],
+        ddl: list[SchemaChange],
+    ) -> None:
+        """A window's (or a slice of it) changes, schema history and quarantined rows under
+        one batch id; QuarantineError after landing when rows were quarantined and the error
+        policy is ``fail``."""
+        if not records and not errors and not ddl:
+            return
+        batch_id = self._store.reserve_batch_id()
+        now = self._now()
+        if ddl:
+            self._writer.append_schema_history(ddl, batch_id=batch_id, extracted_at=now)
+        for (owner, name), table_records in sorted(records.items()):
+            table = self._registry.lookup(owner, name)
+            if table is None:
+                continue
+            staging = self._registry.staging_def(table)
+            table_records = self._without_dropped_columns(table, staging, table_records)
+            data = change_batch(staging, table_records, batch_id=batch_id, extracted_at=now)
+            self._writer.append(staging, data)
+            last = max(table_records, key=lambda r: r.commit_scn)
+            self._observer.changes_landed(
+                table.qualified_name, len(table_records), last.commit_scn, last.commit_ts, batch_id
+            )
+            self._fault(FaultPoint.STREAM_AFTER_LAND_TABLE)
+        if errors:
+            self._land_errors(errors, batch_id, now)
+
+    def _land_errors(self, errors: list[QuarantinedChange], batch_id: int, now: datetime) -> None:
+        self._writer.append_errors(errors, batch_id=batch_id, extracted_at=now)
+        for error in errors:
+            self._observer.quarantined(f"{error.owner}.{error.table_name}")
+        first = errors[0]
+        message = (
+            f"{len(errors)} change(s) quarantined in {self._writer.schema}._oracdc_errors; "
+            f"first: {first.owner}.{first.table_name} SCN {first.scn}: {first.reason}"
+        )
+        if self._config.error_policy == "fail":
+            raise QuarantineError(
+                message,
+                fix="inspect the errors table; set error_policy: warn to land the rest and go on",
+            )
+        LOG.warning("%s", message)
+
+    def _without_dropped_columns(
+        self, table: TableDef, staging: TableDef, records: list[ChangeRecord]
+    ) -> list[ChangeRecord]:
+        """Full images become partial ones while staging keeps columns dropped in Oracle, so
+        the replica keeps their last values instead of receiving NULLs."""
+        staged = {name for name, _ in self._writer.ensure_table(staging)}
+        current = {spark_column_name(c) for c in table.column_names}
+        if not (staged - current - set(METADATA_COLUMN_NAMES)):
+            return records
+        return [replace(r, full_image=False) if r.full_image else r for r in records]

@@ -1,0 +1,164 @@
+"""Snapshots: every selected table not snapshotted yet is read ``AS OF`` one SCN (its own, for
+a replay bundle's tables), chunk by chunk, each chunk checkpointed with its resume token, then
+a reset marker retires every older version of the table (``docs/extraction.md``).
+
+A table's snapshot at SCN S covers every transaction committed at or before S; the stream
+runner drops that table's changes from those transactions and applies later ones (the
+handover: mining starts at the oldest transaction open at S).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from extractor.config import OracdcConfig
+from extractor.dictionary import TableDef
+from extractor.errors import OracdcError
+from extractor.land.staging_writer import StagingWriter
+from extractor.pipeline.lander import Lander
+from extractor.pipeline.progress import Progress
+from extractor.pipeline.stats_observer import StatsObserver
+from extractor.pipeline.table_registry import TableRegistry
+from extractor.source.base import SnapshotPoint, Source
+from extractor.state.checkpoint import Checkpoint, CheckpointStore, TableSnapshotState
+
+LOG = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class SnapshotResult:
+    tables: tuple[str, ...]
+    rows: int
+
+    def then(self, later: SnapshotResult) -> SnapshotResult:
+        return SnapshotResult(self.tables + later.tables, self.rows + later.rows)
+
+
+def snapshot_done(checkpoint: Checkpoint, table: TableDef) -> bool:
+    state = checkpoint.tables.get(table.qualified_name)
+    return state is not None and state.status == "done"
+
+
+class SnapshotRunner:
+    """Takes the snapshots the checkpoint lacks; ``on_new_tables`` is called when tables
+    join (their changes need mining from the new handover point)."""
+
+    def __init__(
+        self,
+        config: OracdcConfig,
+        source: Source,
+        registry: TableRegistry,
+        store: CheckpointStore,
+        writer: StagingWriter,
+        lander: Lander,
+        observer: StatsObserver,
+        *,
+        on_new_tables: Callable[[], None],
+    ) -> None:
+        self._config = config
+        self._source = source
+        self._registry = registry
+        self._store = store
+        self._writer = writer
+        self._lander = lander
+        self._observer = observer
+        self._on_new_tables = on_new_tables
+
+    def snapshot(self) -> SnapshotResult:
+        """Snapshot every selected table not snapshotted yet (resuming a cut-off one)."""
+        tables = self._registry.resolve()
+        if not tables:
+            raise OracdcError(
+                "no table of the source matches the configured tables",
+                fix="check the tables list in oracdc.yml (OWNER.TABLE, wildcards * and ?)",
+            )
+        checkpoint = self._store.current
+        new = [t for t in tables if t.qualified_name not in checkpoint.tables]
+        if new:
+            checkpoint = self._start(checkpoint, new)
+        todo = [t for t in tables if checkpoint.tables[t.qualified_name].status != "done"]
+        rows = 0
+        for table in todo:
+            rows += self._snapshot_table(table)
+        return SnapshotResult(tuple(t.qualified_name for t in todo), rows)
+
+    def pending(self) -> bool:
+        """True when a selected table has no finished snapshot: after streaming met
+        row-moving DDL (the table left the checkpoint to be snapshotted again)."""
+        checkpoint = self._store.current
+        return not all(snapshot_done(checkpoint, t) for t in self._registry.resolve())
+
+    def _start(self, checkpoint: Checkpoint, tables: Sequence[TableDef]) -> Checkpoint:
+        point = self._source.snapshot_point(tables)
+        LOG.info(
+            "snapshot of %d table(s) at SCN %d; mining starts at SCN %d",
+            len(tables),
+            point.scn,
+            point.mining_start_scn,
+        )
+        _refuse_snapshots_below_landed(checkpoint, point, tables)
+        for table in tables:
+            self._writer.ensure_table(self._registry.staging_def(table))
+            scn = point.scn_of(table)  # a bundle's tables may each have their own
+            if scn != point.scn:
+                LOG.info("snapshot of %s at its own SCN %d", table.qualified_name, scn)
+            checkpoint = checkpoint.with_table(
+                table.qualified_name,
+                TableSnapshotState("running", snapshot_scn=scn, added_at_scn=scn),
+            )
+        resume = point.mining_start_scn
+        if checkpoint.resume_scn is not None:
+            resume = min(resume, checkpoint.resume_scn)
+        checkpoint = replace(checkpoint, resume_scn=resume)
+        self._on_new_tables()
+        return self._store.save(checkpoint)
+
+    def _snapshot_table(self, table: TableDef) -> int:
+        name = table.qualified_name
+        state = self._store.current.tables[name]
+        snapshot_scn = state.snapshot_scn
+        assert snapshot_scn is not None
+        progress = Progress(f"snapshot {name}")
+        progress.done = state.rows_landed
+        for batch in self._source.snapshot_batches(
+            table, snapshot_scn, self._config.snapshot_batch_rows, state.resume_token
+        ):
+            if batch.num_rows == 0:
+                continue
+            self._lander.land_snapshot_chunk(table, batch, snapshot_scn)
+            last_row_id = batch.column("_row_id")[batch.num_rows - 1].as_py()
+            state = replace(
+                state, resume_token=last_row_id, rows_landed=state.rows_landed + batch.num_rows
+            )
+            self._store.save(self._store.current.with_table(name, state))
+            progress.advance(batch.num_rows)
+        self._lander.land_reset_marker(table, snapshot_scn)
+        state = replace(state, status="done")
+        self._store.save(self._store.current.with_table(name, state))
+        self._observer.save()
+        progress.finish()
+        return progress.done
+
+
+def _refuse_snapshots_below_landed(
+    checkpoint: Checkpoint, point: SnapshotPoint, tables: Sequence[TableDef]
+) -> None:
+    """A table added after streaming began needs every change committed after its snapshot,
+    but transactions at or below the last landed commit are skipped as already emitted: a
+    snapshot below it (a replay bundle's older file, a log-only table) would miss changes."""
+    landed = checkpoint.last_commit
+    if landed is None:
+        return
+    for table in tables:
+        scn = point.scn_of(table)
+        if scn < landed.scn:
+            raise OracdcError(
+                f"{table.qualified_name}: snapshot at SCN {scn} is older than the last change "
+                f"landed (commit SCN {landed.scn}); its changes in between would be lost",
+                fix=(
+                    "give the table a snapshot at or above that SCN, or move checkpoint.json "
+                    "aside to replicate every table again (docs/extraction.md)"
+                ),
+            )

@@ -1,0 +1,354 @@
+"""Streaming: mine LogMiner windows from the checkpoint's ``resume_scn`` up to what every redo
+thread has written, assemble committed transactions, turn them into change records, land
+them, and checkpoint after each window.
+
+- Mining restarts at ``resume_scn``, at or below the first SCN of every transaction still open
+  at the checkpoint, and skips transactions committed at or below ``last_commit``'s SCN: a
+  window ends on a whole SCN, so the window that landed ``last_commit`` processed every commit
+  of that SCN (RAC instances commit at one SCN in positions of different redo threads, which
+  do not compare).
+- A table's changes from transactions its snapshot covers (committed at or before its
+  snapshot SCN) are dropped.
+- Row-moving DDL sends its table back to be snapshotted (it leaves the checkpoint).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from extractor.assemble.csf import ContinuationJoiner
+from extractor.assemble.records import CommittedTransaction
+from extractor.assemble.transaction_buffer import TransactionBuffer
+from extractor.change_record import ChangeRecord
+from extractor.config import MiningSettings, OracdcConfig
+from extractor.dictionary import TableDef
+from extractor.errors import OracdcError
+from extractor.land.audit_records import QuarantinedChange, SchemaChange
+from extractor.land.staging_writer import StagingWriter
+from extractor.logminer_row import LogMinerRow
+from extractor.parse.change_builder import (
+    ChangeBuilder,
+    TransactionInfo,
+    commit_time,
+    is_row_moving,
+)
+from extractor.pipeline.fault_points import FaultHook, FaultPoint
+from extractor.pipeline.lander import ChangesByTable, Lander
+from extractor.pipeline.progress import Progress
+from extractor.pipeline.snapshot_runner import snapshot_done
+from extractor.pipeline.stats_observer import StatsObserver
+from extractor.pipeline.table_registry import TableRegistry
+from extractor.redo_position import CommitPosition
+from extractor.source.base import Source
+from extractor.state.checkpoint import Checkpoint, CheckpointStore
+
+LOG = logging.getLogger(__name__)
+
+# Change records held before an intermediate landing inside one window (bounds memory).
+_FLUSH_RECORDS = 100_000
+
+
+@dataclass(frozen=True)
+class StreamResult:
+    """What one ``stream_once`` call did."""
+
+    windows: int
+    transactions: int
+    change_rows: int
+    quarantined: int
+    mined_to_scn: int | None
+
+    def then(self, later: StreamResult) -> StreamResult:
+        """This call followed by ``later``, as one."""
+        return StreamResult(
+            self.windows + later.windows,
+            self.transactions + later.transactions,
+            self.change_rows + later.change_rows,
+            self.quarantined + later.quarantined,
+            later.mined_to_scn if later.mined_to_scn is not None else self.mined_to_scn,
+        )
+
+
+class StreamRunner:
+    """Mines windows and lands their changes; keeps the open transactions between calls."""
+
+    def __init__(
+        self,
+        config: OracdcConfig,
+        source: Source,
+        registry: TableRegistry,
+        store: CheckpointStore,
+        writer: StagingWriter,
+        lander: Lander,
+        observer: StatsObserver,
+        builder: ChangeBuilder,
+        *,
+        fault: FaultHook,
+    ) -> None:
+        self._config = config
+        self._source = source
+        self._registry = registry
+        self._store = store
+        self._writer = writer
+        self._lander = lander
+        self._observer = observer
+        self._builder = builder
+        self._fault = fault
+        self._buffer: TransactionBuffer | None = None
+        self._buffer_tables: tuple[str, ...] = ()
+        self._next_scn: int | None = None
+        self._window = config.mining.window_scns
+        self._target_scn: int | None = None
+
+    def stream_once(self, until_scn: int | None = None) -> StreamResult:
+        """Mine from the checkpoint up to ``until_scn`` (default: the minable SCN, what every
+        redo thread has written) and land."""
+        checkpoint = self._store.current
+        tables = [t for t in self._registry.resolve() if snapshot_done(checkpoint, t)]
+        if not tables:
+            raise OracdcError(
+                "no table has a finished snapshot to stream from",
+                fix="run `oracdc snapshot` first (oracdc sync does both)",
+            )
+        if checkpoint.resume_scn is None:
+            raise OracdcError("the checkpoint has no mining position", fix="run oracdc snapshot")
+        table_names = tuple(sorted(t.qualified_name for t in tables))
+        if self._buffer is None or self._buffer_tables != table_names or self._next_scn is None:
+            self._reset_buffer(checkpoint, table_names)
+        assert self._buffer is not None and self._next_scn is not None
+        target = self._source.minable_scn() if until_scn is None else until_scn
+        self._target_scn = target
+        windows = transactions = change_rows = quarantined = 0
+        progress = Progress("mining", max(target - self._next_scn + 1, 0))
+        while self._next_scn <= target:
+            start = self._next_scn
+            end = min(start + self._window - 1, target)
+            try:
+                mined = self._mine_window(tables, start, end)
+            except BaseException:
+                # The in-memory transactions may be ahead of the checkpoint: rebuild from it.
+                self.close()
+                raise
+            if mined.window_end < start:
+                # A CSF chain at the window's first SCN was cut off: mine a larger window.
+                self._window = min(self._window * 2, self._config.mining.max_window_scns * 2)
+                continue
+            windows += 1
+            transactions += mined.transactions
+            change_rows += mined.change_rows
+            quarantined += mined.quarantined
+            self._window = next_window_scns(self._window, mined.rows_read, self._config.mining)
+            progress.advance(mined.window_end - start + 1)
+            self._next_scn = mined.window_end + 1
+        progress.finish()
+        return StreamResult(
+            windows, transactions, change_rows, quarantined, self._store.current.mined_to_scn
+        )
+
+    def restart_from_checkpoint(self) -> None:
+        """Forget the open transactions: the next call mines again from the checkpoint (new
+        tables need mining from their handover point)."""
+        self.close()
+
+    def close(self) -> None:
+        if self._buffer is not None:
+            self._buffer.close()
+            self._buffer = None
+
+    def _reset_buffer(self, checkpoint: Checkpoint, table_names: tuple[str, ...]) -> None:
+        self.close()
+        self._config.spill_dir.mkdir(parents=True, exist_ok=True)
+        emit_after = None
+        if checkpoint.last_commit is not None:
+            # Every commit at that SCN was processed (module docstring): skip them all.
+            emit_after = CommitPosition.after_scn(checkpoint.last_commit.scn)
+        self._buffer = TransactionBuffer(
+            self._config.memory_budget_mb * 1024 * 1024,
+            self._config.spill_dir,
+            emit_after=emit_after,
+        )
+        self._buffer_tables = table_names
+        self._next_scn = checkpoint.resume_scn
+
+    def _mine_window(self, tables: Sequence[TableDef], start: int, end: int) -> _WindowResult:
+        assert self._buffer is not None
+        window = _WindowLanding(self, self._lander)
+        joiner = ContinuationJoiner(hold_incomplete=True)
+        rows_read = 0
+        with self._source.mine(start, end, tables) as rows:
+            for row in joiner.join(rows):
+                rows_read += 1
+                committed = self._buffer.add(row)
+                if committed is not None:
+                    window.add_transaction(committed)
+        window_end = end if joiner.resume_scn is None else joiner.resume_scn - 1
+        window.finish()
+        self._fault(FaultPoint.STREAM_BEFORE_CHECKPOINT)
+        self._apply_retention(window_end)
+        oldest_open = self._buffer.oldest_open_scn()
+        resume = window_end + 1 if oldest_open is None else min(oldest_open, window_end + 1)
+        checkpoint = self._forget_snapshots(self._store.current, window)
+        self._store.save(
+            replace(
+                checkpoint,
+                resume_scn=resume,
+                mined_to_scn=window_end,
+                last_commit=window.last_commit or checkpoint.last_commit,
+            )
+        )
+        self._observer.window_mined(
+            window_end=window_end,
+            window_scns=self._window,
+            rows_read=rows_read,
+            transactions=window.transactions,
+            quarantined=window.quarantined,
+            buffer=self._buffer.metrics(),
+            oldest_open_scn=self._buffer.oldest_open_scn(),
+            source_scn=self._target_scn,
+            redo_logs=[log.describe() for log in self._source.last_window_logs()],
+        )
+        self._fault(FaultPoint.STREAM_AFTER_CHECKPOINT)
+        return _WindowResult(
+            window_end, rows_read, window.transactions, window.change_rows, window.quarantined
+        )
+
+    def _apply_retention(self, window_end: int) -> None:
+        """Discard open transactions begun more than ``transaction_retention_scns`` below
+        the window's end (each logged by the buffer); they no longer hold ``resume_scn``."""
+        retention = self._config.mining.transaction_retention_scns
+        if retention is not None and self._buffer is not None:
+            discarded = self._buffer.abandon_older_than(window_end - retention)
+            self._observer.abandoned(len(discarded))
+
+    # -- what a window's transactions become ----------------------------------------------
+
+    def keeps(self, record: ChangeRecord) -> bool:
+        """Drop changes of a table that its snapshot already covers."""
+        return self.streams(f"{record.owner}.{record.table}", record.commit_scn)
+
+    def streams(self, qualified_name: str, commit_scn: int) -> bool:
+        """True when the table's changes committed at ``commit_scn`` come from the stream:
+        its snapshot is done and older (a re-snapshot pending: not in the checkpoint)."""
+        state = self._store.current.tables.get(qualified_name)
+        if state is None or state.status != "done":
+            return False
+        return state.snapshot_scn is None or commit_scn > state.snapshot_scn
+
+    def build(self, committed: CommittedTransaction) -> _TransactionChanges:
+        info = TransactionInfo(
+            committed.xid, committed.commit_scn, commit_time(committed.commit_timestamp)
+        )
+        changes = self._builder.build(info, committed.rows)
+        ddl = [(row, self._apply_ddl(row, committed.commit_scn)) for row in changes.ddl_rows]
+        return _TransactionChanges(changes.records, changes.quarantined, ddl)
+
+    def _apply_ddl(self, row: LogMinerRow, commit_scn: int) -> SchemaChange:
+        owner, name = row.seg_owner or "", row.table_name or ""
+        before = self._registry.lookup(owner, name)
+        after = self._registry.lookup(owner, name, refresh=True)
+        applied = after is not None and before != after
+        if after is not None:
+            self._writer.ensure_table(self._registry.staging_def(after))
+        LOG.info("DDL on %s.%s at SCN %d (applied: %s)", owner, name, row.scn, applied)
+        return SchemaChange(
+            ddl=row.sql_redo or "",
+            owner=owner,
+            table_name=name,
+            scn=row.scn,
+            commit_scn=commit_scn,
+            applied=applied,
+        )
+
+    def _forget_snapshots(self, checkpoint: Checkpoint, window: _WindowLanding) -> Checkpoint:
+        """Tables changed by row-moving DDL in the window leave the checkpoint: the next
+        ``snapshot()`` takes them again (a new SCN, a reset marker retiring the old ROWIDs)
+        and until then their changes are dropped (the new snapshot covers them)."""
+        if not window.resnapshot:
+            return checkpoint
+        for name, ddl in window.resnapshot.items():
+            LOG.warning(
+                "%s: %s at SCN %d changed its ROWIDs or rows without DML in the redo; "
+                "the table is snapshotted again",
+                name,
+                " ".join((ddl.sql_redo or "").split())[:120],
+                ddl.scn,
+                extra={"table": name, "scn": ddl.scn},
+            )
+            self._observer.resnapshot(name)
+        kept = {k: v for k, v in checkpoint.tables.items() if k not in window.resnapshot}
+        return replace(checkpoint, tables=kept)
+
+
+@dataclass(frozen=True)
+class _TransactionChanges:
+    records: ChangesByTable
+    quarantined: list[QuarantinedChange]
+    ddl: list[tuple[LogMinerRow, SchemaChange]]  # each DDL row and what applying it did
+
+
+@dataclass(frozen=True)
+class _WindowResult:
+    window_end: int
+    rows_read: int
+    transactions: int
+    change_rows: int
+    quarantined: int
+
+
+class _WindowLanding:
+    """Accumulates the changes of one mining window and lands them (in slices if large)."""
+
+    def __init__(self, runner: StreamRunner, lander: Lander) -> None:
+        self._runner = runner
+        self._lander = lander
+        self._records: ChangesByTable = {}
+        self._held = 0
+        self._errors: list[QuarantinedChange] = []
+        self._ddl: list[SchemaChange] = []
+        self.last_commit: CommitPosition | None = None
+        # Tables whose ROWIDs or rows changed without DML (row-moving DDL), with that DDL row.
+        self.resnapshot: dict[str, LogMinerRow] = {}
+        self.transactions = 0
+        self.change_rows = 0
+        self.quarantined = 0
+
+    def add_transaction(self, committed: CommittedTransaction) -> None:
+        runner = self._runner
+        changes = runner.build(committed)
+        for ddl_row, schema_change in changes.ddl:
+            self._ddl.append(schema_change)
+            name = f"{ddl_row.seg_owner}.{ddl_row.table_name}"
+            if is_row_moving(ddl_row.sql_redo) and runner.streams(name, committed.commit_scn):
+                self.resnapshot[name] = ddl_row
+        for key, records in changes.records.items():
+            kept = [r for r in records if runner.keeps(r)]
+            if kept:
+                self._records.setdefault(key, []).extend(kept)
+                self._held += len(kept)
+                self.change_rows += len(kept)
+        self._errors.extend(changes.quarantined)
+        self.quarantined += len(changes.quarantined)
+        self.transactions += 1
+        self.last_commit = committed.position
+        if self._held >= _FLUSH_RECORDS:
+            self._flush()
+
+    def finish(self) -> None:
+        self._flush()
+
+    def _flush(self) -> None:
+        self._lander.land_changes(self._records, self._errors, self._ddl)
+        self._records, self._errors, self._ddl, self._held = {}, [], [], 0
+
+
+def next_window_scns(window_scns: int, rows_read: int, mining: MiningSettings) -> int:
+    """The next window's size: halved above ``target_rows_per_window`` rows, doubled below
+    half of it (each window costs one append per table: fewer, fuller windows land faster),
+    within ``[min_window_scns, max_window_scns]``."""
+    if rows_read > mining.target_rows_per_window:
+        return max(mining.min_window_scns, window_scns // 2)
+    if rows_read < mining.target_rows_per_window // 2:
+        return min(mining.max_window_scns, window_scns * 2)
+    return window_scns
