@@ -32,6 +32,10 @@
       changed          deletes dropped (a marker row for a bucket left empty, see
                        drop_emptied_buckets), or kept with _deleted = true (soft deletes)
       final            changed rows, plus untouched_rows (insert_overwrite)
+    The mode decisions are made once at the top (``plan``); the incremental inputs
+    (current_rows .. earlier_changes) are ``_replica_inputs``, the changed CTE
+    ``_changed_rows``, the versions ``_versions_select`` / ``_reset_versions_select``
+    (macros/internal/).
 #}
 {% macro consolidate(staging_relation, key_columns, bucket_count=none) -%}
     {{ return(adapter.dispatch('consolidate', 'oracle_cdc')(staging_relation, key_columns, bucket_count)) }}
@@ -59,6 +63,12 @@
 {%- set per_key = 'partition by ' ~ key_list -%}
 {%- set bucket = oracle_cdc.bucket_expression(keys, buckets) -%}
 {%- set watermark = oracle_cdc._watermark(this) -%}
+{%- set plan = {
+    'keys': keys, 'watermark': watermark, 'incremental': incremental,
+    'rewrites_all': rewrites_all, 'rewrites_buckets': rewrites_buckets,
+    'keeps_untouched_rows': keeps_untouched_rows, 'soft_deletes': soft_deletes,
+    'columns': columns, 'metadata': metadata,
+} -%}
 
 with
 
@@ -94,87 +104,7 @@ touched_keys as (
 ),
 
 {% if incremental -%}
-current_rows as (
-
-    select * from {{ this }} as replica
-    {% if rewrites_all -%}
-    where replica._op is not null
-    {%- else -%}
-    where exists (
-            select 1 from touched_keys as touched
-            where {{ oracle_cdc._null_safe_key_match(keys, 'touched', 'replica') }}
-        )
-        {%- if rewrites_buckets %}
-        and replica._bucket in (select touched._bucket from touched_keys as touched)
-        {%- endif %}
-        {# -- marker rows of emptied buckets (see drop_emptied_buckets) are no versions -- #}
-        and replica._op is not null
-    {%- endif %}
-
-),
-{%- if keeps_untouched_rows %}
-
-untouched_rows as (
-
-    select * from {{ this }} as replica
-    where
-        replica._bucket in (select touched._bucket from touched_keys as touched)
-        and not exists (
-            select 1 from touched_keys as touched
-            where {{ oracle_cdc._null_safe_key_match(keys, 'touched', 'replica') }}
-        )
-        and replica._op is not null
-
-),
-{%- endif %}
-
-{# -- keys with a new change older than their replica row: the replica row folded versions the
-     older change must be ranked among, so the key is consolidated again from every staging row
-     (the replica row then only contributes columns the staging table no longer has) -- #}
-late_keys as (
-
-    select distinct {% for key in keys %}replica.{{ key }}, {% endfor %}true as _late
-    from current_rows as replica
-    inner join new_versions as staged
-        on {{ oracle_cdc._null_safe_key_match(keys, 'staged', 'replica') }}
-    where {{ oracle_cdc._position('staged') }} < {{ oracle_cdc._position('replica') }}
-
-),
-
-replica_rows as (
-
-    select
-        replica.*,
-        coalesce(late._late, false) as _rederived
-    from current_rows as replica
-    left join late_keys as late
-        on {{ oracle_cdc._null_safe_key_match(keys, 'late', 'replica') }}
-
-),
-
-{# -- deletes of touched keys from already consolidated batches (a late snapshot older than a
-     consolidated delete must not bring the key back), and every earlier row of a late key -- #}
-earlier_changes as (
-
-    select * from {{ staging_relation }} as staged
-    where staged._op = 'd'
-      and staged._batch_id <= {{ watermark }}
-      and exists (
-          select 1 from touched_keys as touched
-          where {{ oracle_cdc._null_safe_key_match(keys, 'touched', 'staged') }}
-      )
-
-    union all
-
-    select * from {{ staging_relation }} as staged
-    where staged._op not in ('d', 't')
-      and staged._batch_id <= {{ watermark }}
-      and exists (
-          select 1 from late_keys as late
-          where {{ oracle_cdc._null_safe_key_match(keys, 'late', 'staged') }}
-      )
-
-),
+{{ oracle_cdc._replica_inputs(staging_relation, plan) }}
 {%- endif %}
 {%- if resets.present %}
 
@@ -303,59 +233,8 @@ bucketed as (
     from consolidated
 
 ),
-{%- if incremental and rewrites_buckets and not soft_deletes %}
 
-{# -- insert_overwrite leaves a partition untouched when the query writes nothing to it, so a
-     touched bucket whose keys were all deleted, and which keeps no untouched row, keeps one
-     marker row (every column NULL); drop_emptied_buckets drops such partitions after the
-     insert -- #}
-buckets_with_untouched_rows as (
-
-    {% if keeps_untouched_rows -%}
-    select distinct _bucket from untouched_rows
-    {%- else -%}
-    select _bucket from bucketed where false
-    {%- endif %}
-
-),
-
-changed_per_bucket as (
-
-    select
-        *,
-        count_if(not _is_deleted) over (partition by _bucket) as _live_in_bucket,
-        row_number() over (partition by _bucket order by _commit_scn, _scn, _redo_pos) as _row_in_bucket
-    from bucketed
-
-),
-
-changed as (
-
-    select
-        {{- oracle_cdc._replica_row_columns(columns, metadata, blank_deleted=true) }}
-    from changed_per_bucket
-    where
-        not _is_deleted
-        or (
-            _live_in_bucket = 0
-            and _row_in_bucket = 1
-            and _bucket not in (select kept._bucket from buckets_with_untouched_rows as kept)
-        )
-
-),
-{%- else %}
-
-changed as (
-
-    select
-        {{- oracle_cdc._replica_row_columns(columns, metadata) }}
-    from bucketed
-    {%- if not soft_deletes and (rewrites_buckets or not incremental) %}
-    where not _is_deleted
-    {%- endif %}
-
-),
-{%- endif %}
+{{ oracle_cdc._changed_rows(plan) }}
 
 final as (
 
