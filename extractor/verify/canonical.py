@@ -102,11 +102,6 @@ def groups(digests: Sequence[str]) -> list[str]:
     return [combine(digests[i : i + GROUP_SIZE]) for i in range(0, len(digests), GROUP_SIZE)]
 
 
-def row_digest(group_digests: Sequence[str]) -> str:
-    """The row digest from its group digests (as both SQL sides return them)."""
-    return combine(group_digests)
-
-
 def bucket_of(key_digest: str) -> int:
     """The key's bucket, 0..BUCKET_COUNT-1: the first three hex digits of its digest."""
     return int(key_digest[:BUCKET_HEX_DIGITS], 16)

@@ -37,8 +37,8 @@ from extractor.sim.workload import WorkloadRunner, WorkloadSpec
 from extractor.source.base import Source
 from extractor.source.factory import open_source
 from extractor.state.checkpoint import CHECKPOINT_FILE, Checkpoint
-from extractor.verify.compare import TableComparison, compare_table
 from tests.e2e.memory_staging import MemoryStagingWriter
+from tests.e2e.replica_compare import TableComparison, compare_table
 from tests.pipeline.reference_replica import consolidate, differences, truth_by_key
 
 # Where the extractor's session is (a third of the seeds each; own random stream).

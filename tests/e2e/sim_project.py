@@ -15,7 +15,7 @@ from extractor.pipeline.runtime import open_runtime
 from extractor.pipeline.sync import dbt_settings, run_cycle
 from extractor.sim.database import SimDatabase
 from extractor.source.factory import open_source
-from extractor.verify.compare import compare_table
+from tests.e2e.replica_compare import compare_table
 
 
 def sim_project(

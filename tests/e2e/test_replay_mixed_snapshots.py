@@ -20,7 +20,7 @@ from extractor.sim.database import SimDatabase
 from extractor.sim.workload import WorkloadRunner, WorkloadSpec
 from extractor.source.factory import open_source
 from extractor.source.replay.recorder import record_bundle
-from extractor.verify.compare import compare_table
+from tests.e2e.replica_compare import compare_table
 
 pytestmark = pytest.mark.spark
 

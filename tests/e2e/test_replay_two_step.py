@@ -22,7 +22,7 @@ from extractor.sim.workload import WorkloadRunner, WorkloadSpec
 from extractor.source.factory import open_source
 from extractor.source.replay.recorder import record_bundle
 from extractor.staging_contract import staging_table_name
-from extractor.verify.compare import compare_table
+from tests.e2e.replica_compare import compare_table
 
 pytestmark = pytest.mark.spark
 

@@ -262,25 +262,6 @@ def _snapshot_row(
 # -- logminer.jsonl ------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class LogMinerChunk:
-    """Rows read from ``logminer.jsonl`` starting at a byte offset, and where to go on."""
-
-    rows: list[LogMinerRow]
-    next_offset: int
-    next_line: int
-
-
-def read_logminer(bundle: Path, offset: int = 0, first_line: int = 1) -> LogMinerChunk:
-    """Rows from byte ``offset`` (line number ``first_line``) to the last complete line."""
-    path = bundle / LOGMINER_FILE
-    if not path.exists():
-        raise BundleError(path, "is missing (a bundle needs its LogMiner rows, even if empty)")
-    lines, next_offset = _json_lines(path, offset, first_line)
-    rows = [_logminer_row(path, number, raw) for number, raw in lines]
-    return LogMinerChunk(rows, next_offset, first_line + len(lines))
-
-
 def iter_logminer(
     bundle: Path, offset: int = 0, first_line: int = 1, *, stop_offset: int | None = None
 ) -> Iterator[tuple[int, int, int, LogMinerRow]]:

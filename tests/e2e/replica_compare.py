@@ -1,4 +1,5 @@
-"""Compare a replica with the source at one SCN, row by row and column by column.
+"""The tests' oracle: a replica compared with the source at one SCN, row by row and column by
+column (``oracdc verify`` compares digests instead: extractor/verify/).
 
 The source side is read through ``Source.snapshot_batches`` (``SELECT … AS OF SCN`` on Oracle,
 the versioned tables of the simulator, a bundle's snapshot); the replica side through Spark.
@@ -9,7 +10,7 @@ compared in one normal form (NaN equal to NaN, instants in UTC, bytes as bytes).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -113,19 +114,3 @@ def normal_form(value: Any) -> Any:
     if isinstance(value, Decimal) and value.is_finite():
         return value.normalize()
     return value
-
-
-def summary_lines(results: Iterable[TableComparison]) -> list[str]:
-    lines = []
-    for result in results:
-        verdict = (
-            "MATCH"
-            if result.matches
-            else f"DIFFERENT (missing {result.missing}, extra {result.extra}, "
-            f"changed {result.changed})"
-        )
-        lines.append(
-            f"{result.table:<28} source {result.source_rows:>7,}  replica "
-            f"{result.replica_rows:>7,}  {verdict}"
-        )
-    return lines
