@@ -240,7 +240,7 @@ def timed_call(timer: PhaseTimer, phase: str, function: Any) -> Any:
 def instrumented(extractor: Any, timer: PhaseTimer) -> Iterator[None]:
     """Time an Extractor's phases: ``parse+type`` (ChangeBuilder.build), ``arrow``
     (change_batch), ``spark`` (StagingWriter.append: snapshot and change batches)."""
-    import extractor.pipeline.extractor as extractor_module
+    import extractor.pipeline.lander as extractor_module  # where change_batch is called
 
     original_change_batch = getattr(extractor_module, "change_batch")  # noqa: B009
     setattr(extractor_module, "change_batch", timed_call(timer, "arrow", original_change_batch))  # noqa: B010
