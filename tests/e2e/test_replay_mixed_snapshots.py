@@ -115,7 +115,7 @@ def test_a_table_added_later_with_a_snapshot_older_than_the_landed_changes_is_re
         runtime.extractor.snapshot()
         runtime.extractor.stream_once()
         landed = runtime.extractor.checkpoint.last_commit
-    assert landed is not None and landed.commit_scn > first.first_scn
+    assert landed is not None and landed.scn > first.first_scn
     with (
         open_runtime(configured(*names), spark=spark) as runtime,
         pytest.raises(OracdcError, match=rf"{names[1]}: snapshot at SCN \d+ is older than"),
