@@ -116,11 +116,14 @@ class TransactionChanges:
         self.records.setdefault((record.owner, record.table), []).append(record)
 
 
+# Two signals inside the builder, never raised out of it (so not in extractor/errors.py):
+
+
 class _UnsupportedValueError(Exception):
     """A value LogMiner could not render (quarantined with its statement)."""
 
 
-class UnknownColumnError(Exception):
+class _UnknownColumnError(Exception):
     """A statement names a column the cached dictionary does not know (refresh and retry)."""
 
 
@@ -207,12 +210,12 @@ class ChangeBuilder:
         try:
             try:
                 records = self._records(info, row, table)
-            except UnknownColumnError:
+            except _UnknownColumnError:
                 refreshed = self._lookup(owner, table_name, True)
                 if refreshed is None:
                     raise
                 records = self._records(info, row, refreshed)
-        except UnknownColumnError as error:
+        except _UnknownColumnError as error:
             changes.quarantined.append(_quarantine(row, f"unknown column {error}"))
             return
         except _UnsupportedValueError as error:
@@ -333,7 +336,7 @@ def _check_columns(parsed: ParsedRedo, table: TableDef) -> None:
         return
     for name in (*parsed.new, *parsed.old):
         if name not in known:
-            raise UnknownColumnError(f"{name!r} of {table.qualified_name}")
+            raise _UnknownColumnError(f"{name!r} of {table.qualified_name}")
 
 
 def _quarantine(row: LogMinerRow, reason: str) -> QuarantinedChange:
