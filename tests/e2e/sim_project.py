@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
-from extractor.config import OracdcConfig, config_from_mapping
+from extractor.config import OracdcConfig, config_from_mapping, load_config
 from extractor.demo import prepare_work_dir
 from extractor.lakehouse.dbt_runner import run_dbt
 from extractor.pipeline.runtime import open_runtime
@@ -26,9 +27,8 @@ def sim_project(
     **settings: Any,
 ) -> OracdcConfig:
     """The demo's project files in ``work`` with an oracdc.yml for ``kind: sim`` (SIM.*)."""
-    prepare_work_dir(work)
-    monkeypatch.setenv("ORACDC_DBT_SCHEMA", replica_schema)
-    config = config_from_mapping(
+    _project_files(work, monkeypatch, replica_schema)
+    return config_from_mapping(
         {
             "source": {"kind": "sim"},
             "tables": ["SIM.*"],
@@ -39,8 +39,38 @@ def sim_project(
         },
         base_dir=work,
     )
+
+
+def replay_project(
+    work: Path,
+    bundle: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    replica_schema: str,
+    staging_schema: str,
+    **settings: Any,
+) -> OracdcConfig:
+    """The demo's project files in ``work`` with an oracdc.yml file for ``kind: replay`` of
+    ``bundle`` (SIM.*), loaded as ``oracdc`` loads it."""
+    _project_files(work, monkeypatch, replica_schema)
+    raw = {
+        "source": {"kind": "replay", "path": str(bundle)},
+        "tables": ["SIM.*"],
+        "data_dir": "data",
+        "staging_schema": staging_schema,
+        "dbt": {"project_dir": "."},
+        **settings,
+    }
+    config_file = work / "oracdc.yml"
+    config_file.write_text(yaml.safe_dump(raw, sort_keys=False), encoding="utf-8")
+    return load_config(config_file)
+
+
+def _project_files(work: Path, monkeypatch: pytest.MonkeyPatch, replica_schema: str) -> None:
+    """The demo's dbt project in ``work``, its packages installed, replicas in
+    ``replica_schema``."""
+    prepare_work_dir(work)
+    monkeypatch.setenv("ORACDC_DBT_SCHEMA", replica_schema)
     assert run_dbt(["deps"], project_dir=work, profiles_dir=work).success
-    return config
 
 
 def sync_and_compare(

@@ -10,10 +10,8 @@ from typing import Any
 
 import pytest
 
-from extractor.config import config_from_mapping, load_config
-from extractor.demo import prepare_work_dir
+from extractor.config import config_from_mapping
 from extractor.errors import OracdcError
-from extractor.lakehouse.dbt_runner import run_dbt
 from extractor.pipeline.runtime import open_runtime
 from extractor.pipeline.sync import dbt_settings, run_cycle
 from extractor.sim.database import SimDatabase
@@ -21,6 +19,7 @@ from extractor.sim.workload import WorkloadRunner, WorkloadSpec
 from extractor.source.factory import open_source
 from extractor.source.replay.recorder import record_bundle
 from tests.e2e.replica_compare import compare_table
+from tests.e2e.sim_project import replay_project
 
 pytestmark = pytest.mark.spark
 
@@ -43,18 +42,10 @@ def test_tables_snapshotted_at_different_scns_and_log_only_tables_sync_together(
     bundle = tmp_path / "bundle"
     record_bundle(db, bundle, snapshot_scns=snapshots, since_scn=first.first_scn)
 
-    work = tmp_path / "project"
-    prepare_work_dir(work)
-    monkeypatch.setenv("ORACDC_DBT_SCHEMA", REPLICA_SCHEMA)
-    config_file = work / "oracdc.yml"
-    config_file.write_text(
-        f"source: {{kind: replay, path: '{bundle}'}}\ntables: [SIM.*]\ndata_dir: data\n"
-        "staging_schema: replay_mixed_staging\nsnapshot_batch_rows: 30\n"
-        "dbt: {project_dir: .}\n",
-        encoding="utf-8",
-    )
-    config = load_config(config_file)
-    assert run_dbt(["deps"], project_dir=work, profiles_dir=work).success
+    config = replay_project(
+        tmp_path / "project", bundle, monkeypatch, REPLICA_SCHEMA, "replay_mixed_staging",
+        snapshot_batch_rows=30,
+    )  # fmt: skip
 
     def sync_and_compare() -> dict[str, str]:
         with open_runtime(config, spark=spark) as runtime:  # the replay source of the config

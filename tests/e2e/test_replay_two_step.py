@@ -12,9 +12,6 @@ import pytest
 
 from extractor.cli import options as cli_options
 from extractor.cli.main import main
-from extractor.config import load_config
-from extractor.demo import prepare_work_dir
-from extractor.lakehouse.dbt_runner import run_dbt
 from extractor.pipeline.runtime import open_runtime
 from extractor.pipeline.sync import dbt_settings, run_cycle
 from extractor.sim.database import SimDatabase
@@ -23,6 +20,7 @@ from extractor.source.factory import open_source
 from extractor.source.replay.recorder import record_bundle
 from extractor.staging_contract import staging_table_name
 from tests.e2e.replica_compare import compare_table
+from tests.e2e.sim_project import replay_project
 
 pytestmark = pytest.mark.spark
 
@@ -44,17 +42,10 @@ def test_a_growing_bundle_synced_in_two_steps_gives_the_source_state(
     snapshots = {(t.owner, t.name): snapshot_scn for t in db.tables()}
     record_bundle(db, bundle, snapshot_scns=snapshots, since_scn=first.first_scn)
 
-    work = tmp_path / "project"
-    prepare_work_dir(work)
-    monkeypatch.setenv("ORACDC_DBT_SCHEMA", REPLICA_SCHEMA)
-    config_file = work / "oracdc.yml"
-    config_file.write_text(
-        f"source: {{kind: replay, path: '{bundle}'}}\ntables: [SIM.*]\ndata_dir: data\n"
-        "staging_schema: replay_two_step_staging\ndbt: {project_dir: .}\n",
-        encoding="utf-8",
+    config = replay_project(
+        tmp_path / "project", bundle, monkeypatch, REPLICA_SCHEMA, "replay_two_step_staging"
     )
-    config = load_config(config_file)
-    assert run_dbt(["deps"], project_dir=work, profiles_dir=work).success
+    config_file = tmp_path / "project" / "oracdc.yml"
 
     def sync_and_compare() -> int:
         with open_runtime(config, spark=spark) as runtime:  # the replay source of the config
