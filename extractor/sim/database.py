@@ -84,6 +84,10 @@ class SimDatabase:
         # Redo not yet written by LGWR: rows above current SCN - this lag are not visible to
         # LogMiner until a log switch (0: every committed change is minable at once).
         self.redo_write_lag_scns = redo_write_lag_scns
+        # RAC: rows of one SCN from several threads come in thread order, or (True) in the
+        # reverse order in a session that starts at an odd SCN: nothing documents that
+        # LogMiner merges threads the same way in every session.
+        self.thread_order_varies = False
         self._redo_flushed_scn = first_scn
         self._start_scn_by_xid: dict[str, int] = {}
         self._marker_xids: set[str] = set()  # replication-marker transactions (never end)
@@ -450,7 +454,8 @@ class SimDatabase:
             self._threads[thread].logs.check_minable(start_scn, end_scn)
         if log_names is not None:
             self._check_added_logs(start_scn, min(end_scn, self._scn), log_names)
-        rows = self._rows_between(start_scn, end_scn, threads)
+        reverse = self.thread_order_varies and start_scn % 2 == 1
+        rows = self._rows_between(start_scn, end_scn, threads, reverse_threads=reverse)
         if self.partial_xid_rate:
             rows = [self._as_mined_from(start_scn, row) for row in rows]
         return rows
@@ -472,18 +477,22 @@ class SimDatabase:
             if row.scn + lag_scns <= min(end_scn, self.written_scn())
         ]
 
-    def _rows_between(self, start_scn: int, end_scn: int, threads: set[int]) -> list[LogMinerRow]:
+    def _rows_between(
+        self, start_scn: int, end_scn: int, threads: set[int], *, reverse_threads: bool = False
+    ) -> list[LogMinerRow]:
         """The rendered rows of ``threads`` with ``start_scn <= SCN <= end_scn`` (capped at
-        the written SCN), in SCN then redo order; no log is checked."""
+        the written SCN), in SCN then redo order (rows of one SCN from several threads in
+        descending thread order with ``reverse_threads``); no log is checked."""
         if self._rendered_nls != self.nls:
             self._rendered = {}
             self._rendered_nls = self.nls
         low = bisect_left(self._event_scns, start_scn)
         high = bisect_right(self._event_scns, min(end_scn, self.written_scn()))
+        indexes = [i for i in range(low, high) if self._event_threads[i] in threads]
+        if reverse_threads:  # stable: each thread's own order is kept
+            indexes.sort(key=lambda i: (self._event_scns[i], -self._event_threads[i]))
         rows: list[LogMinerRow] = []
-        for index in range(low, high):
-            if self._event_threads[index] not in threads:
-                continue  # a thread none of whose logs was added: LogMiner does not see it
+        for index in indexes:
             rendered = self._rendered.get(index)
             if rendered is None:
                 rendered = render_rows(self._events[index], self.nls)

@@ -144,6 +144,11 @@ def _workload(case: HarnessCase) -> tuple[SimDatabase, WorkloadRunner, bool]:
     # Half the seeds: RAC, two instances each writing its own redo thread. Own random stream.
     threads = random.Random(f"rac-{case.seed}").choice((1, 2))
     db = SimDatabase(partial_xid_rate=partial_xid_rate, partial_xid_seed=case.seed, threads=threads)
+    # RAC seeds, half of them: rows of two threads at one SCN come in another order in a
+    # session starting at an odd SCN. Own random stream.
+    db.thread_order_varies = (
+        threads > 1 and random.Random(f"thread-order-{case.seed}").random() < 0.5
+    )
     # Half the seeds: redo trails the current SCN (LGWR not yet written) until a log switch.
     db.redo_write_lag_scns = random.Random(f"redo-lag-{case.seed}").choice((0, 25))
     # Half the seeds: row-moving DDL (MOVE / SHRINK SPACE: re-snapshots) and TRUNCATEs.

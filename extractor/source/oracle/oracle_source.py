@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import logging
 import time
+from collections import Counter
 from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from datetime import timedelta
@@ -191,7 +192,8 @@ class OracleSource:
         """The window's rows; a transient error (logminer_session.RETRYABLE_CODES) starts a
         new session where the rows stopped, after a doubling delay, at most
         ``retry_attempts`` times. Rows come in SCN order: the new session starts at the SCN
-        of the last row handed on and skips the rows of that SCN already handed on."""
+        of the last row handed on and skips the rows of that SCN already handed on (by identity:
+        see _Position)."""
         position = _Position(start_scn)
         failures = 0
         while True:
@@ -308,25 +310,35 @@ class OracleSource:
 
 
 class _Position:
-    """Where a window's rows stopped: the SCN of the last row handed on and how many rows of
-    that SCN were handed on (a restarted session from that SCN skips as many)."""
+    """Where a window's rows stopped: the SCN of the last row handed on and which rows of that
+    SCN were handed on. A restarted session from that SCN skips those rows by identity, not
+    by count: on RAC, LogMiner's merge of several threads' rows at one SCN is not documented
+    to be the same in every session."""
 
     def __init__(self, start_scn: int) -> None:
         self.scn = start_scn
-        self._handed_on = 0  # rows of self.scn handed on
-        self._seen = 0  # rows of self.scn seen in this session
+        self._handed_on: Counter[tuple[object, ...]] = Counter()  # rows of self.scn handed on
+        self._to_skip: Counter[tuple[object, ...]] = Counter()  # of those, not yet seen again
 
     def is_new(self, row: LogMinerRow) -> bool:
         if row.scn != self.scn:
-            self.scn, self._handed_on, self._seen = row.scn, 0, 0
-        self._seen += 1
-        if self._seen <= self._handed_on:
+            self.scn, self._handed_on, self._to_skip = row.scn, Counter(), Counter()
+        identity = _identity(row)
+        if self._to_skip[identity] > 0:
+            self._to_skip[identity] -= 1
             return False
-        self._handed_on += 1
+        self._handed_on[identity] += 1
         return True
 
     def restart(self) -> None:
-        self._seen = 0
+        self._to_skip = Counter(self._handed_on)
+
+
+def _identity(row: LogMinerRow) -> tuple[object, ...]:
+    """A row as two sessions both show it: the XID's undo segment and slot (a later session
+    may show the sequence as FFFFFFFF), its redo record and piece, and its content."""
+    return (row.xid[:8].upper(), row.rs_id, row.ssn, row.csf, row.operation_code,
+            row.rollback, row.row_id, row.sql_redo)  # fmt: skip
 
 
 def _check_nls(nls: NlsSettings) -> None:
