@@ -12,7 +12,8 @@ reading that satisfies those rules: exactly one is a recovery, none or several i
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from bisect import bisect_right
+from collections.abc import Mapping
 from enum import Enum, auto
 
 from extractor.dictionary import TableDef
@@ -47,6 +48,7 @@ _HEAD_PREFIXES = (
 
 _VALUE = re.compile(rf"{g.COMMENT}({g.VALUE})")
 _COMMENT = re.compile(g.COMMENT)
+_QUOTE = re.compile("'")
 _STRING_END = re.compile(r"\s*(?:[,)]|;?\s*\Z)|\s+(?i:and|where)\s")
 _COMMA = re.compile(r"\s*,\s*")
 _INSERT_END = re.compile(rf"\s*\){g.END}\Z")
@@ -66,8 +68,21 @@ class _Section(Enum):
     WHERE = auto()
 
 
-# A reading in progress: items as a linked list (previous, (section, column, literal)).
-_Items = tuple["_Items", tuple[_Section, str, Literal]] | None
+# A value as read: a literal, or the (opening, closing) quote positions of a relaxed string.
+_Value = Literal | tuple[int, int]
+# One item of a reading: the section, the column (INSERT: its index), the value.
+_Item = tuple[_Section, str, _Value]
+# The rest of a reading from some position on: its items in order, and the final ROWID.
+_Suffix = tuple[tuple[_Item, ...], str | None]
+
+
+def _extend(found: list[_Suffix], item: _Item | None, rest: list[_Suffix]) -> None:
+    """Add ``item`` followed by each of ``rest`` to ``found``, keeping at most two (one
+    reading is a recovery, two make the statement ambiguous)."""
+    for items, rowid in rest:
+        if len(found) >= 2:
+            return
+        found.append(((item, *items) if item is not None else items, rowid))
 
 
 def parse_relaxed(
@@ -105,9 +120,18 @@ class _Reader:
         trailing_rowid = _TRAILING_ROWID.search(sql)
         # A string never swallows the final ROWID predicate.
         self.string_limit = trailing_rowid.start() if trailing_rowid else len(sql)
+        # Every quote a relaxed string could close at (what follows it may end a value),
+        # found in one scan: each value start then looks only at those after it.
+        self.closers = [
+            match.start()
+            for match in _QUOTE.finditer(sql, 0, self.string_limit)
+            if _STRING_END.match(sql, match.end())
+        ]
         self.furthest = 0
         self.first_quote = len(sql)
         self.steps = 0
+        self.column_count = 0
+        self._memo: dict[tuple[str, int, int, str, frozenset[str]], list[_Suffix]] = {}
 
     def readings(self) -> list[ParsedRedo]:
         sql = self.sql
@@ -133,100 +157,112 @@ class _Reader:
             columns: list[str] = []
             if operation == "INSERT":
                 columns = [_unquote(c) or "" for c in g.COLUMN_NAMES.findall(match.group(3))]
-            for items, rowid in self._walk(operation, match.end(), len(columns)):
-                if self.required_old and not self.required_old <= _where_columns(items):
-                    continue
-                found.append(_reading(operation, owner, table, columns, items, rowid))
-                if len(found) > 1:
-                    return found
-            return found
+            self.column_count = len(columns)
+            first_state = {"INSERT": "insert_value", "UPDATE": "set_column", "DELETE": "where"}
+            suffixes = self._suffixes(first_state[operation], match.end(), 0, "", frozenset())
+            return [
+                _reading(sql, operation, owner, table, columns, items, rowid)
+                for items, rowid in suffixes
+            ]
         for prefix in _HEAD_PREFIXES:
             partial = prefix.match(sql)
             if partial:
                 self._reach(partial.end())
         return found
 
-    def _walk(
-        self, operation: str, start: int, column_count: int
-    ) -> Iterator[tuple[_Items, str | None]]:
-        # Depth-first over (state, position, items, count); states name what comes next.
-        first_state = {"INSERT": "insert_value", "UPDATE": "set_column", "DELETE": "where"}
-        stack: list[tuple[str, int, _Items, int, str]] = [
-            (first_state[operation], start, None, 0, "")
-        ]
+    def _suffixes(
+        self, state: str, pos: int, count: int, column: str, where: frozenset[str]
+    ) -> list[_Suffix]:
+        """At most two ways to read the statement from ``pos`` on in ``state`` (what comes
+        next), each with its items and final ROWID. ``where`` holds the required WHERE
+        columns (``required_old``) the reading has met so far. Memoised per argument tuple:
+        the readings of the rest do not depend on how the statement was read up to here, so
+        each (state, position) is read once however many splits lead to it."""
+        key = (state, pos, count, column, where)
+        cached = self._memo.get(key)
+        if cached is not None:
+            return cached
+        self.steps += 1
+        if self.steps > MAX_STEPS:
+            raise RedoParseError("too many possible splits to decide", self.sql, self.first_quote)
+        self._reach(pos)
+        found: list[_Suffix] = []
         sql = self.sql
-        while stack:
-            state, pos, items, count, column = stack.pop()
-            self.steps += 1
-            if self.steps > MAX_STEPS:
-                raise RedoParseError("too many possible splits to decide", sql, self.first_quote)
-            self._reach(pos)
-            if state == "insert_value":
-                for text, end in self._values(pos):
-                    node = (items, (_Section.INSERT, str(count), Literal(text)))
-                    if count + 1 < column_count:
-                        comma = _COMMA.match(sql, end)
-                        if comma:
-                            stack.append(("insert_value", comma.end(), node, count + 1, ""))
-                    elif count + 1 == column_count and _INSERT_END.match(sql, end):
-                        yield node, None
-            elif state == "set_column":
-                match = _SET_COLUMN.match(sql, pos)
-                if match and self._known(match.group(1)):
-                    stack.append(("set_value", match.end(), items, count, match.group(1)))
-            elif state == "set_value":
-                for text, end in self._values(pos):
-                    node = (items, (_Section.SET, column, Literal(text)))
+        if state == "insert_value":
+            for value, end in self._values(pos):
+                item = (_Section.INSERT, str(count), value)
+                if count + 1 < self.column_count:
                     comma = _COMMA.match(sql, end)
                     if comma:
-                        stack.append(("set_column", comma.end(), node, count, ""))
-                    where = _WHERE_KEYWORD.match(sql, end)
-                    if where:  # LogMiner always writes a WHERE clause for an UPDATE
-                        stack.append(("where", where.end(), node, count, ""))
-            elif state == "where":
-                rowid = _ROWID_END.match(sql, pos)
-                if rowid:
-                    yield items, rowid.group(1)
-                match = _WHERE_COLUMN.match(sql, pos)
-                if match and self._known(match.group(1)):
-                    if match.group(2):
-                        stack.append(("where_value", match.end(), items, count, match.group(1)))
-                    else:
-                        node = (items, (_Section.WHERE, match.group(1), IS_NULL_LITERAL))
-                        yield from self._after_where_value(node, match.end(), stack)
-            elif state == "where_value":
-                for text, end in self._values(pos):
-                    node = (items, (_Section.WHERE, column, Literal(text)))
-                    yield from self._after_where_value(node, end, stack)
+                        rest = self._suffixes("insert_value", comma.end(), count + 1, "", where)
+                        _extend(found, item, rest)
+                elif count + 1 == self.column_count and _INSERT_END.match(sql, end):
+                    _extend(found, item, [((), None)])
+        elif state == "set_column":
+            match = _SET_COLUMN.match(sql, pos)
+            if match and self._known(match.group(1)):
+                found = self._suffixes("set_value", match.end(), count, match.group(1), where)
+        elif state == "set_value":
+            for value, end in self._values(pos):
+                item = (_Section.SET, column, value)
+                comma = _COMMA.match(sql, end)
+                if comma:
+                    _extend(
+                        found, item, self._suffixes("set_column", comma.end(), count, "", where)
+                    )
+                keyword = _WHERE_KEYWORD.match(sql, end)
+                if keyword:  # LogMiner always writes a WHERE clause for an UPDATE
+                    _extend(found, item, self._suffixes("where", keyword.end(), count, "", where))
+        elif state == "where":
+            rowid = _ROWID_END.match(sql, pos)
+            if rowid and self.required_old <= where:
+                _extend(found, None, [((), rowid.group(1))])
+            match = _WHERE_COLUMN.match(sql, pos)
+            if match and self._known(match.group(1)):
+                name = match.group(1)
+                if match.group(2):
+                    rest = self._suffixes("where_value", match.end(), count, name, where)
+                    _extend(found, None, rest)
+                else:
+                    item = (_Section.WHERE, name, IS_NULL_LITERAL)
+                    self._after_where_value(found, item, match.end(), self._met(where, name))
+        elif state == "where_value":
+            for value, end in self._values(pos):
+                item = (_Section.WHERE, column, value)
+                self._after_where_value(found, item, end, self._met(where, column))
+        self._memo[key] = found
+        return found
 
     def _after_where_value(
-        self, node: _Items, end: int, stack: list[tuple[str, int, _Items, int, str]]
-    ) -> Iterator[tuple[_Items, str | None]]:
+        self, found: list[_Suffix], item: _Item, end: int, where: frozenset[str]
+    ) -> None:
         conjunction = _AND.match(self.sql, end)
         if conjunction:
-            stack.append(("where", conjunction.end(), node, 0, ""))
-        if _END.match(self.sql, end):
-            yield node, None
+            _extend(found, item, self._suffixes("where", conjunction.end(), 0, "", where))
+        if _END.match(self.sql, end) and self.required_old <= where:
+            _extend(found, item, [((), None)])
 
-    def _values(self, pos: int) -> list[tuple[str, int]]:
-        """Every way a value can start at ``pos``: the strict literal, and each closing
-        quote a relaxed string could end at."""
+    def _met(self, where: frozenset[str], quoted_name: str) -> frozenset[str]:
+        name = _unquote(quoted_name) or ""
+        return where | {name} if name in self.required_old else where
+
+    def _values(self, pos: int) -> list[tuple[_Value, int]]:
+        """Every way a value can start at ``pos``, with where it ends: the strict literal,
+        and each closing quote a relaxed string could end at (kept as its span: the text is
+        built only for the reading that is returned)."""
         sql = self.sql
-        candidates: list[tuple[str, int]] = []
+        candidates: list[tuple[_Value, int]] = []
         strict = _VALUE.match(sql, pos)
         if strict:
-            candidates.append((strict.group(1), strict.end()))
+            candidates.append((Literal(strict.group(1)), strict.end()))
         comment = _COMMENT.match(sql, pos)
         start = comment.end() if comment else pos
         if start < len(sql) and sql[start] == "'":
             self.first_quote = min(self.first_quote, start)
-            close = sql.find("'", start + 1)
-            while close != -1 and close < self.string_limit:
-                end = close + 1
-                if _STRING_END.match(sql, end) and not (strict and end == strict.end()):
-                    content = sql[start + 1 : close].replace("''", "'")
-                    candidates.append(("'" + content.replace("'", "''") + "'", end))
-                close = sql.find("'", end)
+            strict_end = strict.end() if strict else -1
+            for close in self.closers[bisect_right(self.closers, start) :]:
+                if close + 1 != strict_end:
+                    candidates.append(((start, close), close + 1))
         return candidates
 
     def _known(self, quoted_name: str) -> bool:
@@ -250,31 +286,19 @@ def _logged_columns(table: TableDef) -> frozenset[str]:
     return frozenset()
 
 
-def _where_columns(items: _Items) -> frozenset[str]:
-    names: set[str] = set()
-    while items is not None:
-        items, (section, column, _) = items
-        if section is _Section.WHERE:
-            names.add(_unquote(column) or "")
-    return frozenset(names)
-
-
 def _reading(
+    sql: str,
     operation: Operation,
     owner: str | None,
     table: str,
     columns: list[str],
-    items: _Items,
+    ordered: tuple[_Item, ...],
     rowid: str | None,
 ) -> ParsedRedo:
-    ordered: list[tuple[_Section, str, Literal]] = []
-    while items is not None:
-        items, item = items
-        ordered.append(item)
-    ordered.reverse()
     new: dict[str, Literal] = {}
     old: dict[str, Literal] = {}
-    for section, column, literal in ordered:
+    for section, column, value in ordered:
+        literal = value if isinstance(value, Literal) else _relaxed_string(sql, *value)
         if section is _Section.INSERT:
             new[columns[int(column)]] = literal
         elif section is _Section.SET:
@@ -282,6 +306,12 @@ def _reading(
         else:
             old[_unquote(column) or ""] = literal
     return ParsedRedo(operation, owner, table, new, old, rowid, recovered_quotes=True)
+
+
+def _relaxed_string(sql: str, opening: int, closing: int) -> Literal:
+    """The string between two quotes, its apostrophes doubled as a well-formed literal's."""
+    content = sql[opening + 1 : closing].replace("''", "'")
+    return Literal("'" + content.replace("'", "''") + "'")
 
 
 def _unquote(name: str | None) -> str | None:
