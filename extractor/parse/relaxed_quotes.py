@@ -3,10 +3,13 @@
 LogMiner sometimes writes ``'O'Brien'`` instead of ``'O''Brien'``. A string literal can
 then only be delimited by what may follow it in the grammar: a closing quote must be
 followed by ``,``, ``)``, `` and ``, `` where``, ``;`` or the end of the statement, and the
-rest of the statement must still parse, with as many values as columns (INSERT) and only
-column names the dictionary knows (when the table is given). This module enumerates every
-reading that satisfies those rules: exactly one is a recovery, none or several is a
-:class:`RedoParseError`.
+rest of the statement must still parse, with as many values as columns (INSERT), only
+column names the dictionary knows (when the table is given) and every column the table's
+supplemental logging puts in a WHERE clause. Among the readings that satisfy those rules,
+the ones with the most columns are kept when the table's dictionary is known (a string that
+swallows ``', "COL" = '`` is the less likely split, as Debezium also decides): exactly one
+is a recovery, none or several is a :class:`RedoParseError`. Each (state, position) of the
+statement is read once.
 """
 
 from __future__ import annotations
@@ -76,13 +79,21 @@ _Item = tuple[_Section, str, _Value]
 _Suffix = tuple[tuple[_Item, ...], str | None]
 
 
-def _extend(found: list[_Suffix], item: _Item | None, rest: list[_Suffix]) -> None:
-    """Add ``item`` followed by each of ``rest`` to ``found``, keeping at most two (one
-    reading is a recovery, two make the statement ambiguous)."""
+def _extend(
+    found: list[_Suffix], item: _Item | None, rest: list[_Suffix], *, most_items: bool
+) -> None:
+    """Add ``item`` followed by each of ``rest`` to ``found``, at most two readings (one is a
+    recovery, two are ambiguous). With ``most_items`` only the readings with the most items
+    are kept (Debezium's choice: a split that swallows a column into a string is the less
+    likely one)."""
     for items, rowid in rest:
-        if len(found) >= 2:
-            return
-        found.append(((item, *items) if item is not None else items, rowid))
+        candidate = ((item, *items) if item is not None else items, rowid)
+        if most_items and found and len(candidate[0]) != len(found[0][0]):
+            if len(candidate[0]) < len(found[0][0]):
+                continue
+            found.clear()
+        if len(found) < 2:
+            found.append(candidate)
 
 
 def parse_relaxed(
@@ -195,9 +206,9 @@ class _Reader:
                     comma = _COMMA.match(sql, end)
                     if comma:
                         rest = self._suffixes("insert_value", comma.end(), count + 1, "", where)
-                        _extend(found, item, rest)
+                        self._extend(found, item, rest)
                 elif count + 1 == self.column_count and _INSERT_END.match(sql, end):
-                    _extend(found, item, [((), None)])
+                    self._extend(found, item, [((), None)])
         elif state == "set_column":
             match = _SET_COLUMN.match(sql, pos)
             if match and self._known(match.group(1)):
@@ -207,22 +218,24 @@ class _Reader:
                 item = (_Section.SET, column, value)
                 comma = _COMMA.match(sql, end)
                 if comma:
-                    _extend(
+                    self._extend(
                         found, item, self._suffixes("set_column", comma.end(), count, "", where)
                     )
                 keyword = _WHERE_KEYWORD.match(sql, end)
                 if keyword:  # LogMiner always writes a WHERE clause for an UPDATE
-                    _extend(found, item, self._suffixes("where", keyword.end(), count, "", where))
+                    self._extend(
+                        found, item, self._suffixes("where", keyword.end(), count, "", where)
+                    )
         elif state == "where":
             rowid = _ROWID_END.match(sql, pos)
             if rowid and self.required_old <= where:
-                _extend(found, None, [((), rowid.group(1))])
+                self._extend(found, None, [((), rowid.group(1))])
             match = _WHERE_COLUMN.match(sql, pos)
             if match and self._known(match.group(1)):
                 name = match.group(1)
                 if match.group(2):
                     rest = self._suffixes("where_value", match.end(), count, name, where)
-                    _extend(found, None, rest)
+                    self._extend(found, None, rest)
                 else:
                     item = (_Section.WHERE, name, IS_NULL_LITERAL)
                     self._after_where_value(found, item, match.end(), self._met(where, name))
@@ -238,9 +251,14 @@ class _Reader:
     ) -> None:
         conjunction = _AND.match(self.sql, end)
         if conjunction:
-            _extend(found, item, self._suffixes("where", conjunction.end(), 0, "", where))
+            self._extend(found, item, self._suffixes("where", conjunction.end(), 0, "", where))
         if _END.match(self.sql, end) and self.required_old <= where:
-            _extend(found, item, [((), None)])
+            self._extend(found, item, [((), None)])
+
+    def _extend(self, found: list[_Suffix], item: _Item | None, rest: list[_Suffix]) -> None:
+        # The most-columns preference needs the dictionary: without it, every split of an
+        # ambiguous statement stands and the statement is refused.
+        _extend(found, item, rest, most_items=self.known_columns is not None)
 
     def _met(self, where: frozenset[str], quoted_name: str) -> frozenset[str]:
         name = _unquote(quoted_name) or ""
