@@ -71,14 +71,6 @@ def test_ambiguous_split_raises_instead_of_guessing() -> None:
         parse_redo(sql)
 
 
-def test_with_the_dictionary_the_split_with_most_columns_wins() -> None:
-    # Both splits name only real columns; swallowing "B" into A's string is the less likely.
-    sql = """update "O"."T" set "A" = 'x'y', "B" = 'b'' where "ID" = '1'"""
-    parsed = parse_redo(sql, table("A", "B", "ID"))
-    assert parsed.new["A"].string_value() == "x'y"
-    assert parsed.new["B"].string_value() == "b'"
-
-
 def test_dictionary_column_names_remove_an_ambiguity() -> None:
     sql = """update "O"."T" set "A" = 'x'y', "B" = 'b'' where "ID" = '1'"""
     parsed = parse_redo(sql, table("A", "ID"))  # there is no column B
