@@ -64,7 +64,7 @@ _LOB_REASON = "LOB operation {operation} is not supported"
 _XML_REASON = "XMLTYPE operation {operation} (code {code}) is not supported"
 _EXTENDED_REASON = "extended string (32k VARCHAR2/RAW) operation code {code} is not supported"
 _NOT_A_CHANGE = "handled by the transaction assembler; never a row change"
-# Exhaustive over OperationCode (tests/pipeline/test_operation_codes.py checks it); a code
+# Exhaustive over OperationCode (tests/parse/test_operation_codes.py checks it); a code
 # missing here is quarantined as unknown, never dropped.
 DISPOSITIONS: dict[OperationCode, Disposition] = {
     OperationCode.INSERT: Disposition("apply"),

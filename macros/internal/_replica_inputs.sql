@@ -39,7 +39,7 @@ untouched_rows as (
 ),
 {%- endif %}
 
-{# -- plan['keys'] with a new change older than their replica row: the replica row folded versions the
+{# -- keys with a new change older than their replica row: the replica row folded versions the
      older change must be ranked among, so the key is consolidated again from every staging row
      (the replica row then only contributes columns the staging table no longer has) -- #}
 late_keys as (
@@ -63,7 +63,7 @@ replica_rows as (
 
 ),
 
-{# -- deletes of touched plan['keys'] from already consolidated batches (a late snapshot older than a
+{# -- deletes of touched keys from already consolidated batches (a late snapshot older than a
      consolidated delete must not bring the key back), and every earlier row of a late key -- #}
 earlier_changes as (
 
