@@ -332,6 +332,7 @@ class _WindowLanding:
         self.quarantined += len(changes.quarantined)
         self.transactions += 1
         self.last_commit = committed.position
+        self.last_commit.redo.packed()  # out of range: fail before landing, not at checkpoint
         if self._held >= _FLUSH_RECORDS:
             self._flush()
 
