@@ -1,6 +1,7 @@
 """Extract + land throughput: a recorded replay bundle into the Spark staging tables.
 
     .venv/bin/python bench/extract_land_bench.py --rows 100k,1M [--repeat 2] [--tables 5]
+        [--parsers compiled,python]
 
 For each row count: a simulated workload over ``--tables`` tables is recorded once as a
 replay bundle under ``bench/results/bundles/`` (reused by later runs; generation and
@@ -15,6 +16,11 @@ source, ``Extractor.snapshot`` then ``Extractor.stream_once``) and times the pha
 - ``assemble+loop``: the rest of ``stream_once``: CSF joining, transaction assembly,
   checkpoints and stats.
 
+Each measurement runs once per ``--parsers`` entry: ``compiled`` (the C extension, when
+built) and ``python`` (``ORACDC_PARSER=python``, the pure-Python reference), in the same run.
+The I/O floor is what pyarrow alone needs for the same bundle: read ``logminer.jsonl`` and
+write it as one Parquet file (``io_floor_s``); ``vs_floor`` is our total over it.
+
 Peak RSS is the Python process's (``ru_maxrss``; the JVM is another process), so the 100k
 and 1M runs show whether memory grows with rows.
 """
@@ -23,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -90,6 +97,7 @@ def measure(bundle: Path, work: Path, *, profile: Path | None = None) -> dict[st
     """Stream the whole bundle into fresh staging tables under ``work``; phase seconds."""
     from extractor.config import config_from_mapping
     from extractor.lakehouse.spark_session import get_spark
+    from extractor.parse import implementation
     from extractor.pipeline.runtime import open_runtime, spark_settings
     from extractor.source.factory import open_source
 
@@ -144,17 +152,38 @@ def measure(bundle: Path, work: Path, *, profile: Path | None = None) -> dict[st
         "rows_per_s": round(rate(result.change_rows, total)),
         **{f"{name}_s": phases[name] for name in PHASES},
         "rss_before_mb": round(rss_before),
+        "parser": "compiled" if implementation.compiled else "python",
         "peak_rss_mb": round(peak_rss_mb()),
     }
 
 
-def run_child(rows: int, tables: int, seed: int, profile: Path | None) -> dict[str, Any]:
+def io_floor_seconds(bundle: Path) -> float:
+    """pyarrow reads the bundle's ``logminer.jsonl`` and writes it as Parquet: the least any
+    extractor of this bundle must spend (best of 2)."""
+    import pyarrow.json as pa_json
+    import pyarrow.parquet as pq
+
+    best = float("inf")
+    with tempfile.TemporaryDirectory(prefix="oracdc-io-floor-") as work:
+        for _ in range(2):
+            started = time.perf_counter()
+            table = pa_json.read_json(bundle / "logminer.jsonl")
+            pq.write_table(table, Path(work) / "floor.parquet")
+            best = min(best, time.perf_counter() - started)
+            del table
+    return best
+
+
+def run_child(
+    rows: int, tables: int, seed: int, profile: Path | None, parser: str = "compiled"
+) -> dict[str, Any]:
     """One measurement in a fresh Python process (its own peak RSS, its own JVM)."""
     command = [sys.executable, __file__, "--child", "--rows", str(rows), "--tables", str(tables)]
     command += ["--seed", str(seed)]
     if profile is not None:
         command += ["--profile", str(profile)]
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    environment = {**os.environ, "ORACDC_PARSER": parser}
+    done = subprocess.run(command, capture_output=True, text=True, check=False, env=environment)
     if done.returncode != 0:
         raise RuntimeError(f"child run failed ({done.returncode}):\n{done.stderr[-3000:]}")
     last = done.stdout.strip().splitlines()[-1]
@@ -171,6 +200,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", type=Path, help="cProfile stats file of the stream phase")
     parser.add_argument("--bundles", type=Path, default=RESULTS_DIR, help="bundle cache root")
     parser.add_argument("--record-only", action="store_true", help="record bundles, no runs")
+    parser.add_argument(
+        "--parsers", default="compiled,python", help="parser implementations to measure"
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     counts = parse_counts(args.rows)
@@ -187,12 +219,20 @@ def main(argv: list[str] | None = None) -> int:
         if args.record_only:
             print(meta)
             continue
+        floor = io_floor_seconds(bundle)
         for attempt in range(1, args.repeat + 1):
-            measured = run_child(rows, args.tables, args.seed, args.profile)
-            row = run.add(rows=rows, run=attempt, **meta, **measured)
-            print(format_table([row], ["rows", "run", "rows_per_s", "peak_rss_mb"]), flush=True)
-    columns = ["rows", "run", "change_rows", "total_s", "rows_per_s"]
-    columns += [f"{name}_s" for name in PHASES] + ["peak_rss_mb", "load_1m", "cpu_probe_s"]
+            for parser_name in args.parsers.split(","):
+                measured = run_child(rows, args.tables, args.seed, args.profile, parser_name)
+                vs_floor = round(measured["total_s"] / floor, 1)
+                row = run.add(
+                    rows=rows, run=attempt, **meta, **measured, io_floor_s=round(floor, 2),
+                    vs_floor=vs_floor,
+                )  # fmt: skip
+                shown = ["rows", "run", "parser", "rows_per_s", "peak_rss_mb"]
+                print(format_table([row], shown), flush=True)
+    columns = ["rows", "run", "parser", "change_rows", "total_s", "rows_per_s"]
+    columns += [f"{name}_s" for name in PHASES] + ["io_floor_s", "vs_floor"]
+    columns += ["peak_rss_mb", "load_1m", "cpu_probe_s"]
     print(format_table(run.rows, columns))
     best = max((r["rows_per_s"] for r in run.rows), default=0)
     print(f"target {TARGET_ROWS_PER_S:,} rows/s; best {best:,} rows/s")

@@ -31,7 +31,7 @@ import sqlglot
 from extractor.dictionary import ColumnDef, TableDef
 from extractor.errors import RedoParseError
 from extractor.nls import NlsSettings
-from extractor.parse import parse_redo, typed_row
+from extractor.parse import implementation, parse_redo, typed_row
 from extractor.parse.relaxed_quotes import parse_relaxed
 
 # The bare tokenizer: one findall of quoted strings, identifiers, words, numbers, symbols.
@@ -55,6 +55,9 @@ class BenchResult:
     relaxed_statements: int = 0
     relaxed_per_s: float = 0.0
     relaxed_bare_tokenizer_per_s: float = 0.0
+    implementation: str = ""  # of "ours": compiled, or pure Python (and why)
+    python_per_s: float = 0.0  # parse_redo, pure-Python reference
+    python_typed_per_s: float = 0.0  # parse + typed_row, pure-Python reference
 
     @property
     def vs_sqlglot(self) -> float:
@@ -63,6 +66,14 @@ class BenchResult:
     @property
     def vs_bare_tokenizer(self) -> float:
         return self.ours_per_s / self.bare_tokenizer_per_s
+
+    @property
+    def typed_vs_bare_tokenizer(self) -> float:
+        return self.ours_typed_per_s / self.bare_tokenizer_per_s
+
+    @property
+    def typed_vs_python(self) -> float:
+        return self.ours_typed_per_s / self.python_typed_per_s if self.python_typed_per_s else 0.0
 
     @property
     def relaxed_vs_bare_tokenizer(self) -> float:
@@ -135,18 +146,20 @@ def generate_statements(count: int, seed: int = 1) -> tuple[TableDef, list[str]]
     return table, statements
 
 
-def _rates(
-    contenders: dict[str, tuple[Callable[[str], object], Sequence[str]]], rounds: int
-) -> dict[str, float]:
+Contender = tuple[Callable[[str], object], Sequence[str], bool]  # work, statements, pure Python
+
+
+def _rates(contenders: dict[str, Contender], rounds: int) -> dict[str, float]:
     """Statements per second of each contender, best of ``rounds``. Rounds interleave the
     contenders so that a load change on a shared machine hits them all alike."""
     best = dict.fromkeys(contenders, float("inf"))
     for _ in range(rounds):
-        for name, (work, statements) in contenders.items():
-            start = time.perf_counter()
-            for sql in statements:
-                work(sql)
-            best[name] = min(best[name], time.perf_counter() - start)
+        for name, (work, statements, pure) in contenders.items():
+            with implementation.pure_python() if pure else contextlib.nullcontext():
+                start = time.perf_counter()
+                for sql in statements:
+                    work(sql)
+                best[name] = min(best[name], time.perf_counter() - start)
     return {
         name: len(contenders[name][1]) / seconds if seconds > 0 else float("inf")
         for name, seconds in best.items()
@@ -175,14 +188,19 @@ def run_bench(
         with contextlib.suppress(RedoParseError):
             parse_relaxed(sql, table)
 
+    def typed(sql: str) -> object:
+        return typed_row(parse_redo(sql), table, nls)
+
     rates = _rates(
         {
-            "ours": (parse_redo, texts),
-            "typed": (lambda sql: typed_row(parse_redo(sql), table, nls), texts),
-            "bare": (BARE_TOKEN.findall, texts),
-            "sqlglot": (glot, sample),
-            "relaxed": (recover, relaxed),
-            "relaxed_bare": (BARE_TOKEN.findall, relaxed),
+            "ours": (parse_redo, texts, False),
+            "typed": (typed, texts, False),
+            "python": (parse_redo, texts, True),
+            "python_typed": (typed, texts, True),
+            "bare": (BARE_TOKEN.findall, texts, False),
+            "sqlglot": (glot, sample, False),
+            "relaxed": (recover, relaxed, False),
+            "relaxed_bare": (BARE_TOKEN.findall, relaxed, False),
         },
         rounds,
     )
@@ -198,19 +216,27 @@ def run_bench(
         relaxed_statements=len(relaxed),
         relaxed_per_s=rates["relaxed"],
         relaxed_bare_tokenizer_per_s=rates["relaxed_bare"],
+        implementation=implementation.active(),
+        python_per_s=rates["python"],
+        python_typed_per_s=rates["python_typed"],
     )
 
 
 def report(result: BenchResult) -> str:
     lines = [
         f"statements: {result.statements} ({result.total_bytes / result.statements:.0f} B avg)",
+        f"implementation:            {result.implementation}",
         f"ours (parse_redo):         {result.ours_per_s:12,.0f} statements/s",
         f"ours (parse + typed_row):  {result.ours_typed_per_s:12,.0f} statements/s",
+        f"pure Python (parse_redo):  {result.python_per_s:12,.0f} statements/s",
+        f"pure Python (+ typed_row): {result.python_typed_per_s:12,.0f} statements/s",
         f"bare regex tokenizer:      {result.bare_tokenizer_per_s:12,.0f} statements/s",
         f"sqlglot (oracle dialect):  {result.sqlglot_per_s:12,.0f} statements/s "
         f"({result.sqlglot_statements} statements, {result.sqlglot_failures} failed to parse)",
         f"ours / sqlglot:            {result.vs_sqlglot:12.1f}x   (target >= 50x)",
         f"ours / bare tokenizer:     {result.vs_bare_tokenizer:12.2f}x   (target >= 0.5x)",
+        f"ours typed / bare tokenizer: {result.typed_vs_bare_tokenizer:10.2f}x   (target >= 3x)",
+        f"ours typed / pure Python:  {result.typed_vs_python:12.2f}x",
         f"relaxed quotes:            {result.relaxed_per_s:12,.0f} statements/s "
         f"({result.relaxed_statements} statements with undoubled apostrophes)",
         f"relaxed / bare tokenizer:  {result.relaxed_vs_bare_tokenizer:12.3f}x   (target >= 0.3x)",
@@ -235,6 +261,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "vs_sqlglot": result.vs_sqlglot,
                     "vs_bare_tokenizer": result.vs_bare_tokenizer,
                     "relaxed_vs_bare_tokenizer": result.relaxed_vs_bare_tokenizer,
+                    "typed_vs_bare_tokenizer": result.typed_vs_bare_tokenizer,
+                    "typed_vs_python": result.typed_vs_python,
                 }
             )
         )

@@ -16,7 +16,9 @@ if ! command -v java >/dev/null 2>&1; then
 fi
 
 stamp=.venv/.oracdc-installed
-if [ -f "$stamp" ] && [ "$stamp" -nt pyproject.toml ]; then
+compiled_source=extractor/parse/_compiled.c
+if [ -f "$stamp" ] && [ "$stamp" -nt pyproject.toml ] && [ "$stamp" -nt setup.py ] \
+   && [ "$stamp" -nt "$compiled_source" ]; then
   exit 0
 fi
 if [ ! -x .venv/bin/python ]; then
@@ -30,5 +32,7 @@ echo "setup: installing oracdc and its dependencies into .venv (first time: abou
   echo "setup: error: the installation is incomplete; rerun with: .venv/bin/pip install -e '.[dev]'" >&2
   exit 1
 }
+# The C extension of the parser is optional: without a C compiler the pure-Python parser runs.
+echo "setup: SQL_REDO parser: $(.venv/bin/python -c 'from extractor.parse import implementation; print(implementation.active())')"
 touch "$stamp"
 echo "setup: done"

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from extractor import __version__
 from extractor.errors import OracdcError
+from extractor.parse import implementation
 
 # Sub-command modules, in the order `oracdc --help` lists them.
 COMMAND_MODULES: tuple[str, ...] = (
@@ -35,7 +36,11 @@ def build_parser() -> argparse.ArgumentParser:
         prog="oracdc",
         description="Change data capture from Oracle LogMiner into Spark, consolidated by dbt.",
     )
-    parser.add_argument("--version", action="version", version=f"oracdc {__version__}")
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"oracdc {__version__} (SQL_REDO parser: {implementation.active()})",
+    )
     parser.add_argument(
         "--debug", action="store_true", help="show tracebacks and debug logs on failure"
     )

@@ -1,6 +1,8 @@
 """SQL_REDO text -> :class:`ParsedRedo`, in one precompiled pass.
 
-The fast path matches the statement head, then reads every value (with its separator) in
+The compiled scanner (``implementation``) reads the common statements first; the rest, and
+every statement when it is not built, takes the path below, the reference. Its fast path
+matches the statement head, then reads every value (with its separator) in
 one ``findall`` from there (C speed, no backtracking into literals) and checks that the
 items cover the rest of the text without gaps. Only when that fails does the slow path in
 :mod:`extractor.parse.relaxed_quotes` try to recover apostrophes that Oracle did not
@@ -13,7 +15,9 @@ from collections.abc import Mapping
 
 from extractor.dictionary import TableDef
 from extractor.errors import RedoParseError
+from extractor.parse import implementation
 from extractor.parse import redo_grammar as g
+from extractor.parse.implementation import NO_VALUES
 from extractor.parse.literals import IS_NULL_LITERAL, Literal
 from extractor.parse.redo_statement import ParsedRedo
 from extractor.parse.relaxed_quotes import parse_relaxed
@@ -26,7 +30,7 @@ _VALUE_ITEMS = g.VALUE_ITEMS.findall
 _WHERE_ITEMS = g.WHERE_ITEMS.findall
 _COLUMN_NAMES = g.COLUMN_NAMES.findall
 _SET_PAIRS = g.SET_PAIRS.findall
-_NO_VALUES: dict[str, Literal] = {}
+_NO_VALUES = NO_VALUES
 
 
 def parse_redo(
@@ -43,6 +47,11 @@ def parse_redo(
     :class:`RedoParseError` (raw text and position) when the statement cannot be read;
     never returns a partial result.
     """
+    compiled = implementation.compiled
+    if compiled is not None:
+        fast: ParsedRedo | None = compiled.parse_strict(sql)
+        if fast is not None:
+            return fast
     parsed = _parse_strict(sql)
     if parsed is not None:
         return parsed

@@ -19,6 +19,7 @@ from typing import NamedTuple
 from extractor.dictionary import ColumnDef, TableDef
 from extractor.errors import DatetimeFormatError, UnsupportedTypeError, ValueTypingError
 from extractor.nls import NlsSettings
+from extractor.parse import implementation
 from extractor.parse import redo_grammar as g
 from extractor.parse.literals import UNSUPPORTED, Literal, concat_terms, unquote
 from extractor.parse.oracle_datetime_format import ParsedDatetime, parse_datetime, zone_from_text
@@ -91,22 +92,33 @@ def _typed(
     table: TableDef,
     nls: NlsSettings,
 ) -> dict[str, object]:
-    typed: dict[str, object] = {}
-    for name, literal in literals.items():
-        typer = columns.get(name)
-        if typer is None:
-            raise ValueTypingError(
-                f"{table.qualified_name} has no such column in the dictionary",
-                column=name,
-                data_type="?",
-                literal=literal.text,
-            )
-        column, converter = typer
-        if converter is None:
-            typed[name] = typed_value(literal, column, nls)  # raises: type not replicated
-        else:
-            typed[name] = _convert(literal.text, column, converter, nls)
-    return typed
+    compiled = implementation.compiled
+    if compiled is not None and type(literals) is dict:
+        typed: dict[str, object] = compiled.typed_image(
+            literals, _fast_specs(table, nls), _typed_one, columns, table, nls
+        )
+        return typed
+    return {
+        name: _typed_one(name, literal, columns, table, nls) for name, literal in literals.items()
+    }
+
+
+def _typed_one(
+    name: str, literal: Literal, columns: Mapping[str, _Typer], table: TableDef, nls: NlsSettings
+) -> object:
+    """The reference typing of one literal (the compiled typer calls it for what it declines)."""
+    typer = columns.get(name)
+    if typer is None:
+        raise ValueTypingError(
+            f"{table.qualified_name} has no such column in the dictionary",
+            column=name,
+            data_type="?",
+            literal=literal.text,
+        )
+    column, converter = typer
+    if converter is None:
+        return typed_value(literal, column, nls)  # raises: type not replicated
+    return _convert(literal.text, column, converter, nls)
 
 
 _TABLE_COLUMNS: dict[int, tuple[TableDef, dict[str, _Typer]]] = {}
@@ -121,6 +133,71 @@ def _columns_by_name(table: TableDef) -> dict[str, _Typer]:
         _TABLE_COLUMNS.clear()
     _TABLE_COLUMNS[id(table)] = (table, by_name)
     return by_name
+
+
+# --- the compiled typer's column specs (kind, a, b); see _compiled.c ------------------
+
+_K_FALLBACK, _K_STRING, _K_NUMBER_TEXT, _K_DECIMAL, _K_DOUBLE, _K_SINGLE = 0, 1, 2, 3, 4, 5
+_K_DATE, _K_TIMESTAMP, _K_TIMESTAMP_TZ, _K_BYTES = 6, 7, 8, 9
+_FALLBACK_SPEC = (_K_FALLBACK, 0, 0)
+_DEFAULT_DATE_FORMATS = frozenset({"YYYY-MM-DD HH24:MI:SS"})
+_DEFAULT_TIMESTAMP_FORMATS = frozenset({"YYYY-MM-DD HH24:MI:SS.FF9", "YYYY-MM-DD HH24:MI:SS.FF"})
+_DEFAULT_TZ_FORMATS = frozenset(
+    {"YYYY-MM-DD HH24:MI:SS.FF9 TZH:TZM", "YYYY-MM-DD HH24:MI:SS.FF TZH:TZM"}
+)
+_Spec = tuple[int, int, int]
+_TABLE_SPECS: dict[int, tuple[TableDef, NlsSettings, dict[str, _Spec]]] = {}
+
+
+def _fast_specs(table: TableDef, nls: NlsSettings) -> dict[str, _Spec]:
+    cached = _TABLE_SPECS.get(id(table))
+    if cached is not None and cached[0] is table and (cached[1] is nls or cached[1] == nls):
+        return cached[2]
+    specs = {c.name: _fast_spec(c, nls) for c in table.columns}
+    if len(_TABLE_SPECS) > 4096:
+        _TABLE_SPECS.clear()
+    _TABLE_SPECS[id(table)] = (table, nls, specs)
+    return specs
+
+
+def _fast_spec(column: ColumnDef, nls: NlsSettings) -> _Spec:
+    """What the compiled typer may read for ``column`` under ``nls``; it follows
+    ``_converter`` (the reference) and leaves everything else to it."""
+    try:
+        spark = spark_type(column)
+    except UnsupportedTypeError:
+        return _FALLBACK_SPEC
+    data_type = column.data_type.upper().strip()
+    plain_numbers = int(nls.numeric_characters[:1] in ("", "."))
+    if data_type == "NUMBER":
+        if spark == "STRING":
+            return (_K_NUMBER_TEXT, plain_numbers, 0)
+        digits = 38 if column.data_precision is None else column.data_precision
+        scale = column.data_scale or 0
+        if 0 <= scale < digits <= 38:
+            return (_K_DECIMAL, digits << 8 | scale, plain_numbers)
+        return _FALLBACK_SPEC
+    if data_type == "FLOAT":
+        return (_K_NUMBER_TEXT, plain_numbers, 0)
+    if data_type == "BINARY_DOUBLE":
+        return (_K_DOUBLE, plain_numbers, 0)
+    if data_type == "BINARY_FLOAT":
+        return (_K_SINGLE, plain_numbers, 0)
+    if data_type == "DATE":
+        return (_K_DATE, 0, int(nls.date_format in _DEFAULT_DATE_FORMATS))
+    timestamp = TIMESTAMP_TYPE.match(data_type)
+    if timestamp:
+        precision = int(timestamp.group(1)) if timestamp.group(1) else DEFAULT_TIMESTAMP_PRECISION
+        if timestamp.group(3):
+            return _FALLBACK_SPEC  # WITH LOCAL TIME ZONE: the session zone, when no offset
+        if timestamp.group(2):
+            return (_K_TIMESTAMP_TZ, precision, int(nls.timestamp_tz_format in _DEFAULT_TZ_FORMATS))
+        return (_K_TIMESTAMP, precision, int(nls.timestamp_format in _DEFAULT_TIMESTAMP_FORMATS))
+    if data_type in STRING_TYPES:
+        return (_K_STRING, 0, 0)
+    if data_type in BINARY_TYPES:
+        return (_K_BYTES, 0, 0)
+    return _FALLBACK_SPEC
 
 
 def _converter_or_none(column: ColumnDef) -> Converter | None:

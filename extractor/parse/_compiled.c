@@ -1,0 +1,1215 @@
+/*
+ * Compiled hot path of the SQL_REDO parser and the literal typer (docs/parser.md,
+ * "Compiled and pure-Python implementations").
+ *
+ * The pure-Python modules (redo_parser.py, redo_grammar.py, value_typing.py) are the
+ * reference. This module reads a subset of what they read and must give the same result
+ * on it, byte for byte; on anything else it declines and the reference runs:
+ *
+ *   parse_strict(sql)  -> ParsedRedo, or None when the statement is not one this scanner
+ *                         reads (the reference then parses it, errors and relaxed quotes
+ *                         included). It walks the grammar of redo_grammar.py with the same
+ *                         choices (every repetition there is possessive or atomic, so the
+ *                         grammar reads a statement in one way) and accepts only ASCII in
+ *                         structural positions: where the reference's Unicode classes (\s,
+ *                         \d, \w) would read more, this scanner fails and declines.
+ *   typed_image(literals, specs, fallback, *args) -> dict of typed values. specs maps a
+ *                         column name to (kind, a, b); a value whose shape is not one of the
+ *                         fast shapes below, and every column without a fast kind, is typed
+ *                         by fallback(name, literal, *args) (the reference, which also
+ *                         raises its errors).
+ *
+ * Fast shapes: NULL, Unsupported Type, one quoted string, a plain decimal number (quoted or
+ * not, no exponent for decimals), TO_DATE/TO_TIMESTAMP/TO_TIMESTAMP_TZ with the default
+ * NLS layouts in fixed width, HEXTORAW of plain hex, one UNISTR piece.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <datetime.h>
+#include <math.h>
+#include <string.h>
+
+/* ---- objects handed over by configure() ------------------------------------------- */
+
+static PyObject *ParsedRedoType;  /* the ParsedRedo dataclass */
+static PyObject *LiteralType;     /* the Literal NamedTuple (a tuple subclass) */
+static PyObject *IsNullLiteral;   /* Literal("IS NULL") */
+static PyObject *NoValues;        /* the shared empty mapping of the reference */
+static PyObject *Unsupported;     /* UNSUPPORTED */
+static PyObject *DecimalType;     /* decimal.Decimal */
+static PyObject *UtcZone;         /* datetime.UTC */
+static PyObject *StrInsert, *StrUpdate, *StrDelete;
+
+#define NOT_HANDLED NULL /* with no exception set: the fast path declines */
+
+/* ---- text access ------------------------------------------------------------------- */
+
+typedef struct {
+    PyObject *obj;
+    int kind;
+    const void *data;
+    Py_ssize_t n;
+} Text;
+
+#define END_CHAR 0x110000u
+
+static inline Py_UCS4 ch(const Text *t, Py_ssize_t i) {
+    return i < t->n ? PyUnicode_READ(t->kind, t->data, i) : END_CHAR;
+}
+
+static inline int is_space(Py_UCS4 c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+static inline int is_digit(Py_UCS4 c) { return c >= '0' && c <= '9'; }
+static inline int is_alpha(Py_UCS4 c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+}
+static inline int is_word(Py_UCS4 c) { return is_alpha(c) || is_digit(c); }
+/* For \b: the reference's \w includes non-ASCII letters and digits; count every
+ * non-ASCII character as a word character, so a boundary is only seen where it is sure. */
+static inline int maybe_word(Py_UCS4 c) { return is_word(c) || (c >= 0x80 && c != END_CHAR); }
+static inline Py_UCS4 upper(Py_UCS4 c) { return (c >= 'a' && c <= 'z') ? c - 32 : c; }
+
+static Py_ssize_t skip_space(const Text *t, Py_ssize_t i) {
+    while (i < t->n && is_space(ch(t, i))) i++;
+    return i;
+}
+
+/* \s+ : -1 when there is none */
+static Py_ssize_t space1(const Text *t, Py_ssize_t i) {
+    Py_ssize_t j = skip_space(t, i);
+    return j > i ? j : -1;
+}
+
+/* case-insensitive ASCII keyword (no boundary check) */
+static Py_ssize_t keyword(const Text *t, Py_ssize_t i, const char *word) {
+    for (; *word; word++, i++) {
+        if (upper(ch(t, i)) != (Py_UCS4)*word) return -1;
+    }
+    return i;
+}
+
+static Py_ssize_t literal_text(const Text *t, Py_ssize_t i, const char *text) {
+    for (; *text; text++, i++) {
+        if (ch(t, i) != (Py_UCS4)*text) return -1;
+    }
+    return i;
+}
+
+/* "..." with "" doubled; sets *doubled when a "" occurs */
+static Py_ssize_t ident(const Text *t, Py_ssize_t i, int *doubled) {
+    if (ch(t, i) != '"') return -1;
+    i++;
+    for (;;) {
+        if (i >= t->n) return -1;
+        if (ch(t, i) == '"') {
+            if (ch(t, i + 1) == '"') {
+                *doubled = 1;
+                i += 2;
+                continue;
+            }
+            return i + 1;
+        }
+        i++;
+    }
+}
+
+/* '...' with '' doubled: the end, -1 when unterminated; sets *doubled when a '' occurs */
+static Py_ssize_t string_end(const Text *t, Py_ssize_t i, int *doubled) {
+    if (ch(t, i) != '\'') return -1;
+    i++;
+    if (t->kind == PyUnicode_1BYTE_KIND) {
+        const Py_UCS1 *d = (const Py_UCS1 *)t->data;
+        for (;;) {
+            const Py_UCS1 *q = memchr(d + i, '\'', (size_t)(t->n - i));
+            if (q == NULL) return -1;
+            i = q - d;
+            if (i + 1 < t->n && d[i + 1] == '\'') {
+                *doubled = 1;
+                i += 2;
+                continue;
+            }
+            return i + 1;
+        }
+    }
+    for (;;) {
+        if (i >= t->n) return -1;
+        if (ch(t, i) == '\'') {
+            if (ch(t, i + 1) == '\'') {
+                *doubled = 1;
+                i += 2;
+                continue;
+            }
+            return i + 1;
+        }
+        i++;
+    }
+}
+
+static Py_ssize_t string_lit(const Text *t, Py_ssize_t i) {
+    int doubled = 0;
+    return string_end(t, i, &doubled);
+}
+
+/* [-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)? */
+static Py_ssize_t number(const Text *t, Py_ssize_t i) {
+    Py_UCS4 c = ch(t, i);
+    if (c == '-' || c == '+') i++;
+    if (is_digit(ch(t, i))) {
+        while (is_digit(ch(t, i))) i++;
+        if (ch(t, i) == '.') {
+            i++;
+            while (is_digit(ch(t, i))) i++;
+        }
+    } else if (ch(t, i) == '.' && is_digit(ch(t, i + 1))) {
+        i++;
+        while (is_digit(ch(t, i))) i++;
+    } else {
+        return -1;
+    }
+    c = ch(t, i);
+    if (c == 'e' || c == 'E') {
+        Py_ssize_t j = i + 1;
+        if (ch(t, j) == '-' || ch(t, j) == '+') j++;
+        if (is_digit(ch(t, j))) {
+            while (is_digit(ch(t, j))) j++;
+            i = j;
+        }
+    }
+    return i;
+}
+
+/* [A-Za-z_][\w$]*\(\s*(?:ARG(?:\s*,\s*ARG)*)?\s*\) with ARG = STRING | NUMBER */
+static Py_ssize_t function(const Text *t, Py_ssize_t i) {
+    if (!is_alpha(ch(t, i))) return -1;
+    i++;
+    while (is_word(ch(t, i)) || ch(t, i) == '$') i++;
+    if (ch(t, i) != '(') return -1;
+    i = skip_space(t, i + 1);
+    Py_ssize_t arg = ch(t, i) == '\'' ? string_lit(t, i) : number(t, i);
+    if (arg >= 0) {
+        i = arg;
+        for (;;) {
+            Py_ssize_t j = skip_space(t, i);
+            if (ch(t, j) != ',') break;
+            j = skip_space(t, j + 1);
+            Py_ssize_t next = ch(t, j) == '\'' ? string_lit(t, j) : number(t, j);
+            if (next < 0) break;
+            i = next;
+        }
+    }
+    i = skip_space(t, i);
+    return ch(t, i) == ')' ? i + 1 : -1;
+}
+
+static Py_ssize_t term(const Text *t, Py_ssize_t i) {
+    return ch(t, i) == '\'' ? string_lit(t, i) : function(t, i);
+}
+
+/* (?>TERM(?:\s*\|\|\s*TERM)*|NUMBER|NULL\b|Unsupported Type) */
+static Py_ssize_t value(const Text *t, Py_ssize_t i) {
+    Py_ssize_t end = term(t, i);
+    if (end >= 0) {
+        for (;;) {
+            Py_ssize_t j = skip_space(t, end);
+            if (ch(t, j) != '|' || ch(t, j + 1) != '|') break;
+            j = skip_space(t, j + 2);
+            Py_ssize_t next = term(t, j);
+            if (next < 0) break;
+            end = next;
+        }
+        return end;
+    }
+    end = number(t, i);
+    if (end >= 0) return end;
+    end = keyword(t, i, "NULL");
+    if (end >= 0 && !maybe_word(ch(t, end))) return end;
+    return literal_text(t, i, "Unsupported Type");
+}
+
+/* (?:/\*.*?\*\/\s*)* */
+static Py_ssize_t comments(const Text *t, Py_ssize_t i) {
+    while (ch(t, i) == '/' && ch(t, i + 1) == '*') {
+        Py_ssize_t j = i + 2;
+        for (;;) {
+            if (j + 1 >= t->n) return i; /* unterminated: not a comment */
+            if (ch(t, j) == '*' && ch(t, j + 1) == '/') break;
+            j++;
+        }
+        i = skip_space(t, j + 2);
+    }
+    return i;
+}
+
+/* (?:[A-Za-z_][\w$#]*\.)? */
+static Py_ssize_t alias(const Text *t, Py_ssize_t i) {
+    if (!is_alpha(ch(t, i))) return i;
+    Py_ssize_t j = i + 1;
+    while (is_word(ch(t, j)) || ch(t, j) == '$' || ch(t, j) == '#') j++;
+    return ch(t, j) == '.' ? j + 1 : i;
+}
+
+/* \s*;?\s*\Z */
+static int at_end(const Text *t, Py_ssize_t i) {
+    i = skip_space(t, i);
+    if (ch(t, i) == ';') i = skip_space(t, i + 1);
+    return i == t->n;
+}
+
+/* ---- building the result ----------------------------------------------------------- */
+
+static PyObject *DoubledQuote, *Quote;
+
+/* Column, owner and table names repeat from statement to statement: a direct-mapped cache
+ * hands out the same str object (its hash already computed) instead of a new copy. */
+#define NAME_CACHE_SLOTS 1024
+#define NAME_CACHE_MAX_LENGTH 128
+static PyObject *name_cache[NAME_CACHE_SLOTS];
+
+static int same_text(PyObject *name, const Text *t, Py_ssize_t start, Py_ssize_t len) {
+    if (PyUnicode_GET_LENGTH(name) != len) return 0;
+    int kind = PyUnicode_KIND(name);
+    const void *data = PyUnicode_DATA(name);
+    if (kind == t->kind)
+        return memcmp(data, (const char *)t->data + start * kind, (size_t)(len * kind)) == 0;
+    for (Py_ssize_t i = 0; i < len; i++)
+        if (PyUnicode_READ(kind, data, i) != ch(t, start + i)) return 0;
+    return 1;
+}
+
+static PyObject *name_at(const Text *t, Py_ssize_t start, Py_ssize_t end) {
+    Py_ssize_t len = end - start;
+    if (len > NAME_CACHE_MAX_LENGTH) return PyUnicode_Substring(t->obj, start, end);
+    size_t hash = 2166136261u ^ (size_t)len;
+    for (Py_ssize_t i = start; i < end; i++) hash = (hash ^ ch(t, i)) * 16777619u;
+    PyObject **slot = &name_cache[hash & (NAME_CACHE_SLOTS - 1)];
+    if (*slot != NULL && same_text(*slot, t, start, len)) return Py_NewRef(*slot);
+    PyObject *name = PyUnicode_Substring(t->obj, start, end);
+    if (name == NULL) return NULL;
+    if (PyObject_Hash(name) == -1) {
+        Py_DECREF(name);
+        return NULL;
+    }
+    Py_XSETREF(*slot, Py_NewRef(name));
+    return name;
+}
+
+static PyObject *unquoted_identifier(const Text *t, Py_ssize_t start, Py_ssize_t end,
+                                     int doubled) {
+    if (!doubled) return name_at(t, start + 1, end - 1);
+    PyObject *inner = PyUnicode_Substring(t->obj, start + 1, end - 1);
+    if (inner == NULL || !doubled) return inner;
+    PyObject *result = PyUnicode_Replace(inner, DoubledQuote, Quote, -1);
+    Py_DECREF(inner);
+    return result;
+}
+
+static PyObject *new_literal(const Text *t, Py_ssize_t start, Py_ssize_t end) {
+    PyObject *text = PyUnicode_Substring(t->obj, start, end);
+    if (text == NULL) return NULL;
+    PyObject *literal = PyTuple_Type.tp_alloc((PyTypeObject *)LiteralType, 1);
+    if (literal == NULL) {
+        Py_DECREF(text);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(literal, 0, text);
+    return literal;
+}
+
+/* (?:IDENT\s*\.\s*)?IDENT: the owner (or None) and the table; -1 when not there */
+static Py_ssize_t table_name(const Text *t, Py_ssize_t i, PyObject **owner, PyObject **table) {
+    int doubled_a = 0, doubled_b = 0;
+    Py_ssize_t a_end = ident(t, i, &doubled_a);
+    if (a_end < 0) return -1;
+    Py_ssize_t j = skip_space(t, a_end);
+    if (ch(t, j) == '.') {
+        j = skip_space(t, j + 1);
+        Py_ssize_t b_end = ident(t, j, &doubled_b);
+        if (b_end < 0) return -1;
+        *owner = unquoted_identifier(t, i, a_end, doubled_a);
+        if (*owner == NULL) return -2;
+        *table = unquoted_identifier(t, j, b_end, doubled_b);
+        if (*table == NULL) {
+            Py_CLEAR(*owner);
+            return -2;
+        }
+        return b_end;
+    }
+    *owner = Py_NewRef(Py_None);
+    *table = unquoted_identifier(t, i, a_end, doubled_a);
+    if (*table == NULL) {
+        Py_CLEAR(*owner);
+        return -2;
+    }
+    return a_end;
+}
+
+/* (?:\s+(?!(?i:set|where)\b)[A-Za-z_][\w$#]*)? */
+static Py_ssize_t table_alias(const Text *t, Py_ssize_t i) {
+    Py_ssize_t j = space1(t, i);
+    if (j < 0 || !is_alpha(ch(t, j))) return i;
+    Py_ssize_t k = keyword(t, j, "SET");
+    if (k >= 0 && !maybe_word(ch(t, k))) return i;
+    k = keyword(t, j, "WHERE");
+    if (k >= 0 && !maybe_word(ch(t, k))) return i;
+    k = j + 1;
+    while (is_word(ch(t, k)) || ch(t, k) == '$' || ch(t, k) == '#') k++;
+    return k;
+}
+
+/* Returns 1 and sets *end on success, 0 when the text does not read, -1 on error. */
+static int where_clause(const Text *t, Py_ssize_t i, PyObject *old, PyObject **rowid) {
+    for (;;) {
+        /* ALIAS IDENT \s* (?: = \s* COMMENT VALUE | IS\s+NULL) (?: AND | END\Z) */
+        Py_ssize_t col_start = alias(t, i);
+        int doubled = 0;
+        Py_ssize_t col_end = ident(t, col_start, &doubled);
+        if (col_end >= 0) {
+            Py_ssize_t j = skip_space(t, col_end);
+            Py_ssize_t value_start = -1, value_end = -1;
+            if (ch(t, j) == '=') {
+                value_start = comments(t, skip_space(t, j + 1));
+                value_end = value(t, value_start);
+                if (value_end < 0) return 0;
+                j = value_end;
+            } else {
+                Py_ssize_t k = keyword(t, j, "IS");
+                if (k < 0) return 0;
+                k = space1(t, k);
+                if (k < 0) return 0;
+                k = keyword(t, k, "NULL");
+                if (k < 0) return 0;
+                j = k;
+            }
+            /* separator: \s+and\s+ first, else END\Z */
+            Py_ssize_t next = -1;
+            Py_ssize_t k = space1(t, j);
+            if (k >= 0) {
+                k = keyword(t, k, "AND");
+                if (k >= 0) next = space1(t, k);
+            }
+            if (next < 0 && !at_end(t, j)) return 0;
+            PyObject *name = unquoted_identifier(t, col_start, col_end, doubled);
+            if (name == NULL) return -1;
+            PyObject *literal = value_start >= 0 ? new_literal(t, value_start, value_end)
+                                                 : Py_NewRef(IsNullLiteral);
+            if (literal == NULL || PyDict_SetItem(old, name, literal) < 0) {
+                Py_DECREF(name);
+                Py_XDECREF(literal);
+                return -1;
+            }
+            Py_DECREF(name);
+            Py_DECREF(literal);
+            if (next < 0) return 1;
+            i = next;
+            continue;
+        }
+        /* ROWID\s*=\s*'([^']*)'END\Z */
+        Py_ssize_t j = keyword(t, i, "ROWID");
+        if (j < 0) return 0;
+        j = skip_space(t, j);
+        if (ch(t, j) != '=') return 0;
+        j = skip_space(t, j + 1);
+        if (ch(t, j) != '\'') return 0;
+        Py_ssize_t k = j + 1;
+        while (k < t->n && ch(t, k) != '\'') k++;
+        if (k >= t->n || k == j + 1) return 0; /* unterminated, or empty: the reference's */
+        if (!at_end(t, k + 1)) return 0;
+        *rowid = PyUnicode_Substring(t->obj, j + 1, k);
+        return *rowid == NULL ? -1 : 1;
+    }
+}
+
+static PyObject *make_parsed(PyObject *op, PyObject *owner, PyObject *table, PyObject *new_values,
+                             PyObject *old_values, PyObject *rowid) {
+    PyObject *args[6] = {op, owner, table, new_values, old_values, rowid};
+    return PyObject_Vectorcall(ParsedRedoType, args, 6, NULL);
+}
+
+static PyObject *parse_insert(const Text *t, Py_ssize_t i) {
+    /* \s*insert\s+into\s+TABLE\s*\(\s*IDENT(\s*,\s*IDENT)*\s*\)\s*values\s*\(\s* */
+    i = keyword(t, i, "INSERT");
+    if (i < 0 || (i = space1(t, i)) < 0) Py_RETURN_NONE;
+    i = keyword(t, i, "INTO");
+    if (i < 0 || (i = space1(t, i)) < 0) Py_RETURN_NONE;
+    PyObject *owner = NULL, *table = NULL, *columns = NULL, *values = NULL, *result = NULL;
+    i = table_name(t, i, &owner, &table);
+    if (i == -2) return NULL;
+    if (i < 0) Py_RETURN_NONE;
+    columns = PyList_New(0);
+    if (columns == NULL) goto error;
+    i = skip_space(t, i);
+    if (ch(t, i) != '(') goto decline;
+    i = skip_space(t, i + 1);
+    for (;;) {
+        int doubled = 0;
+        Py_ssize_t end = ident(t, i, &doubled);
+        if (end < 0) goto decline;
+        PyObject *name = unquoted_identifier(t, i, end, doubled);
+        if (name == NULL || PyList_Append(columns, name) < 0) {
+            Py_XDECREF(name);
+            goto error;
+        }
+        Py_DECREF(name);
+        i = skip_space(t, end);
+        if (ch(t, i) != ',') break;
+        i = skip_space(t, i + 1);
+    }
+    if (ch(t, i) != ')') goto decline;
+    i = skip_space(t, i + 1);
+    i = keyword(t, i, "VALUES");
+    if (i < 0) goto decline;
+    i = skip_space(t, i);
+    if (ch(t, i) != '(') goto decline;
+    i = skip_space(t, i + 1);
+    values = PyDict_New();
+    if (values == NULL) goto error;
+    Py_ssize_t count = PyList_GET_SIZE(columns);
+    for (Py_ssize_t index = 0;; index++) {
+        /* COMMENT VALUE (?:\s*,\s*|\s*\)END\Z) */
+        if (index >= count) goto decline;
+        Py_ssize_t start = comments(t, i);
+        Py_ssize_t end = value(t, start);
+        if (end < 0) goto decline;
+        PyObject *literal = new_literal(t, start, end);
+        if (literal == NULL) goto error;
+        int failed = PyDict_SetItem(values, PyList_GET_ITEM(columns, index), literal);
+        Py_DECREF(literal);
+        if (failed) goto error;
+        Py_ssize_t j = skip_space(t, end);
+        if (ch(t, j) == ',') {
+            i = skip_space(t, j + 1);
+            continue;
+        }
+        if (ch(t, j) != ')' || !at_end(t, j + 1) || index + 1 != count) goto decline;
+        break;
+    }
+    result = make_parsed(StrInsert, owner, table, values, NoValues, Py_None);
+    goto done;
+decline:
+    result = Py_NewRef(Py_None);
+    goto done;
+error:
+    result = NULL;
+done:
+    Py_XDECREF(owner);
+    Py_XDECREF(table);
+    Py_XDECREF(columns);
+    Py_XDECREF(values);
+    return result;
+}
+
+static PyObject *parse_update(const Text *t, Py_ssize_t i) {
+    /* \s*update\s+TABLE ALIAS\s+set\s+ PAIR(\s*,\s*PAIR)* (\s+where\s+ | END\Z) */
+    i = keyword(t, i, "UPDATE");
+    if (i < 0 || (i = space1(t, i)) < 0) Py_RETURN_NONE;
+    PyObject *owner = NULL, *table = NULL, *new_values = NULL, *old_values = NULL;
+    PyObject *rowid = NULL, *result = NULL;
+    i = table_name(t, i, &owner, &table);
+    if (i == -2) return NULL;
+    if (i < 0) Py_RETURN_NONE;
+    i = table_alias(t, i);
+    if ((i = space1(t, i)) < 0) goto decline;
+    if ((i = keyword(t, i, "SET")) < 0) goto decline;
+    if ((i = space1(t, i)) < 0) goto decline;
+    new_values = PyDict_New();
+    old_values = PyDict_New();
+    if (new_values == NULL || old_values == NULL) goto error;
+    int has_where = 0;
+    for (;;) {
+        Py_ssize_t col_start = alias(t, i);
+        int doubled = 0;
+        Py_ssize_t col_end = ident(t, col_start, &doubled);
+        if (col_end < 0) goto decline;
+        Py_ssize_t j = skip_space(t, col_end);
+        if (ch(t, j) != '=') goto decline;
+        Py_ssize_t start = comments(t, skip_space(t, j + 1));
+        Py_ssize_t end = value(t, start);
+        if (end < 0) goto decline;
+        PyObject *name = unquoted_identifier(t, col_start, col_end, doubled);
+        if (name == NULL) goto error;
+        PyObject *literal = new_literal(t, start, end);
+        int failed = literal == NULL || PyDict_SetItem(new_values, name, literal) < 0;
+        Py_DECREF(name);
+        Py_XDECREF(literal);
+        if (failed) goto error;
+        j = skip_space(t, end);
+        if (ch(t, j) == ',') {
+            i = skip_space(t, j + 1); /* a pair must follow, else the reference fails too */
+            continue;
+        }
+        Py_ssize_t k = space1(t, end);
+        if (k >= 0 && (k = keyword(t, k, "WHERE")) >= 0 && (k = space1(t, k)) >= 0) {
+            has_where = 1;
+            i = k;
+            break;
+        }
+        if (!at_end(t, end)) goto decline;
+        break;
+    }
+    if (has_where) {
+        int read = where_clause(t, i, old_values, &rowid);
+        if (read < 0) goto error;
+        if (read == 0) goto decline;
+    }
+    result = make_parsed(StrUpdate, owner, table, new_values, old_values,
+                         rowid ? rowid : Py_None);
+    goto done;
+decline:
+    result = Py_NewRef(Py_None);
+    goto done;
+error:
+    result = NULL;
+done:
+    Py_XDECREF(owner);
+    Py_XDECREF(table);
+    Py_XDECREF(new_values);
+    Py_XDECREF(old_values);
+    Py_XDECREF(rowid);
+    return result;
+}
+
+static PyObject *parse_delete(const Text *t, Py_ssize_t i) {
+    /* \s*delete\s+from\s+TABLE ALIAS\s+where\s+ */
+    i = keyword(t, i, "DELETE");
+    if (i < 0 || (i = space1(t, i)) < 0) Py_RETURN_NONE;
+    i = keyword(t, i, "FROM");
+    if (i < 0 || (i = space1(t, i)) < 0) Py_RETURN_NONE;
+    PyObject *owner = NULL, *table = NULL, *old_values = NULL, *rowid = NULL, *result = NULL;
+    i = table_name(t, i, &owner, &table);
+    if (i == -2) return NULL;
+    if (i < 0) Py_RETURN_NONE;
+    i = table_alias(t, i);
+    if ((i = space1(t, i)) < 0) goto decline;
+    if ((i = keyword(t, i, "WHERE")) < 0) goto decline;
+    if ((i = space1(t, i)) < 0) goto decline;
+    old_values = PyDict_New();
+    if (old_values == NULL) goto error;
+    int read = where_clause(t, i, old_values, &rowid);
+    if (read < 0) goto error;
+    if (read == 0) goto decline;
+    result = make_parsed(StrDelete, owner, table, NoValues, old_values, rowid ? rowid : Py_None);
+    goto done;
+decline:
+    result = Py_NewRef(Py_None);
+    goto done;
+error:
+    result = NULL;
+done:
+    Py_XDECREF(owner);
+    Py_XDECREF(table);
+    Py_XDECREF(old_values);
+    Py_XDECREF(rowid);
+    return result;
+}
+
+static int configured(void) {
+    if (ParsedRedoType == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "extractor.parse._compiled: configure() not called");
+        return 0;
+    }
+    return 1;
+}
+
+static PyObject *parse_strict(PyObject *self, PyObject *sql) {
+    if (!configured()) return NULL;
+    if (!PyUnicode_Check(sql)) Py_RETURN_NONE;
+    Text t = {sql, PyUnicode_KIND(sql), PyUnicode_DATA(sql), PyUnicode_GET_LENGTH(sql)};
+    Py_ssize_t i = skip_space(&t, 0);
+    switch (upper(ch(&t, i))) {
+        case 'I': return parse_insert(&t, i);
+        case 'U': return parse_update(&t, i);
+        case 'D': return parse_delete(&t, i);
+        default: Py_RETURN_NONE;
+    }
+}
+
+/* ---- typing ------------------------------------------------------------------------ */
+
+enum Kind {
+    K_FALLBACK = 0,
+    K_STRING = 1,
+    K_NUMBER_TEXT = 2,
+    K_DECIMAL = 3,
+    K_DOUBLE = 4,
+    K_SINGLE = 5,
+    K_DATE = 6,
+    K_TIMESTAMP = 7,
+    K_TIMESTAMP_TZ = 8,
+    K_BYTES = 9,
+};
+
+/* flags (spec b for the datetime kinds, spec a for the number kinds' NLS check) */
+#define NLS_DEFAULT 1
+
+static int equals(const Text *t, Py_ssize_t start, Py_ssize_t end, const char *text) {
+    Py_ssize_t len = (Py_ssize_t)strlen(text);
+    if (end - start != len) return 0;
+    return literal_text(t, start, text) == end;
+}
+
+/* The body of '...' when the whole of [start, end) is one string literal: sets the body's
+ * range and whether it has '' pairs. */
+static int one_string(const Text *t, Py_ssize_t start, Py_ssize_t end, Py_ssize_t *body_start,
+                      Py_ssize_t *body_end, int *doubled) {
+    int dbl = 0;
+    if (end - start < 2 || string_end(t, start, &dbl) != end) return 0;
+    *body_start = start + 1;
+    *body_end = end - 1;
+    *doubled = dbl;
+    return 1;
+}
+
+
+/* The body [start, end) of a string literal with '' read as ': one copy. The result has the
+ * literal's maximum character (only ASCII quotes are left out), so it is canonical. */
+static PyObject *unquote_range(const Text *t, Py_ssize_t start, Py_ssize_t end, int doubled) {
+    if (!doubled) return PyUnicode_Substring(t->obj, start, end);
+    if (t->kind == PyUnicode_1BYTE_KIND) {
+        /* copy the runs between quotes; each '' becomes one ' */
+        const Py_UCS1 *d = (const Py_UCS1 *)t->data;
+        Py_UCS1 *buffer = PyMem_Malloc((size_t)(end - start) + 1);
+        if (buffer == NULL) return PyErr_NoMemory();
+        Py_ssize_t k = 0, i = start;
+        while (i < end) {
+            const Py_UCS1 *q = memchr(d + i, '\'', (size_t)(end - i));
+            Py_ssize_t stop = q == NULL ? end : (q - d) + 1; /* keeps one quote */
+            memcpy(buffer + k, d + i, (size_t)(stop - i));
+            k += stop - i;
+            i = q == NULL ? end : stop + 1; /* skips its double */
+        }
+        PyObject *result = PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, buffer, k);
+        PyMem_Free(buffer);
+        return result;
+    }
+    Py_ssize_t pairs = 0;
+    for (Py_ssize_t i = start; i < end; i++) {
+        if (ch(t, i) == '\'') {
+            pairs++;
+            i++;
+        }
+    }
+    PyObject *result = PyUnicode_New(end - start - pairs, PyUnicode_MAX_CHAR_VALUE(t->obj));
+    if (result == NULL) return NULL;
+    int kind = PyUnicode_KIND(result);
+    void *out = PyUnicode_DATA(result);
+    Py_ssize_t k = 0;
+    for (Py_ssize_t i = start; i < end; i++) {
+        Py_UCS4 c = ch(t, i);
+        PyUnicode_WRITE(kind, out, k, c);
+        k++;
+        if (c == '\'') i++;
+    }
+    return result;
+}
+
+static int has_surrogate(const Text *t, Py_ssize_t start, Py_ssize_t end) {
+    if (t->kind == PyUnicode_1BYTE_KIND) return 0;
+    for (Py_ssize_t i = start; i < end; i++) {
+        Py_UCS4 c = ch(t, i);
+        if (c >= 0xD800 && c <= 0xDFFF) return 1;
+    }
+    return 0;
+}
+
+static int hex_value(Py_UCS4 c) {
+    if (c >= '0' && c <= '9') return (int)(c - '0');
+    if (c >= 'a' && c <= 'f') return (int)(c - 'a' + 10);
+    if (c >= 'A' && c <= 'F') return (int)(c - 'A' + 10);
+    return -1;
+}
+
+/* UNISTR('body'): \XXXX (a UTF-16 unit), \\ (a backslash), anything else itself; declines
+ * on surrogates (the reference joins pairs), '' pairs, and malformed escapes. */
+static PyObject *unistr(const Text *t, Py_ssize_t start, Py_ssize_t end) {
+    Py_ssize_t bs, be;
+    int doubled;
+    if (!one_string(t, start, end, &bs, &be, &doubled) || doubled) return NOT_HANDLED;
+    Py_ssize_t n = be - bs;
+    Py_UCS4 *units = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(Py_UCS4));
+    if (units == NULL) return PyErr_NoMemory();
+    Py_ssize_t count = 0;
+    for (Py_ssize_t i = bs; i < be;) {
+        Py_UCS4 c = ch(t, i);
+        if (c != '\\') {
+            if (c >= 0xD800 && c <= 0xDFFF) goto decline;
+            units[count++] = c;
+            i++;
+            continue;
+        }
+        if (ch(t, i + 1) == '\\' && i + 1 < be) {
+            units[count++] = '\\';
+            i += 2;
+            continue;
+        }
+        if (i + 4 >= be) goto decline;
+        int h0 = hex_value(ch(t, i + 1)), h1 = hex_value(ch(t, i + 2));
+        int h2 = hex_value(ch(t, i + 3)), h3 = hex_value(ch(t, i + 4));
+        if (h0 < 0 || h1 < 0 || h2 < 0 || h3 < 0) goto decline;
+        Py_UCS4 unit = (Py_UCS4)((h0 << 12) | (h1 << 8) | (h2 << 4) | h3);
+        if (unit >= 0xD800 && unit <= 0xDFFF) goto decline;
+        units[count++] = unit;
+        i += 5;
+    }
+    PyObject *result = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, units, count);
+    PyMem_Free(units);
+    return result;
+decline:
+    PyMem_Free(units);
+    return NOT_HANDLED;
+}
+
+static PyObject *to_string(const Text *t) {
+    Py_ssize_t n = t->n, bs, be;
+    int doubled;
+    if (one_string(t, 0, n, &bs, &be, &doubled)) {
+        if (be == bs) Py_RETURN_NONE; /* '' is NULL in Oracle */
+        if (has_surrogate(t, bs, be)) return NOT_HANDLED;
+        return unquote_range(t, bs, be, doubled);
+    }
+    Py_ssize_t open = literal_text(t, 0, "UNISTR(");
+    if (open >= 0 && ch(t, n - 1) == ')') return unistr(t, open, n - 1);
+    return NOT_HANDLED;
+}
+
+static PyObject *to_bytes(const Text *t) {
+    Py_ssize_t open = literal_text(t, 0, "HEXTORAW('");
+    if (open < 0 || t->n < open + 2 || ch(t, t->n - 1) != ')' || ch(t, t->n - 2) != '\'')
+        return NOT_HANDLED;
+    Py_ssize_t end = t->n - 2, len = end - open;
+    if (len % 2) return NOT_HANDLED;
+    PyObject *result = PyBytes_FromStringAndSize(NULL, len / 2);
+    if (result == NULL) return NULL;
+    char *out = PyBytes_AS_STRING(result);
+    for (Py_ssize_t i = open, k = 0; i < end; i += 2, k++) {
+        int hi = hex_value(ch(t, i)), lo = hex_value(ch(t, i + 1));
+        if (hi < 0 || lo < 0) {
+            Py_DECREF(result);
+            return NOT_HANDLED;
+        }
+        out[k] = (char)((hi << 4) | lo);
+    }
+    return result;
+}
+
+/* The number text of a NUMBER-family literal: '...' or a bare number. Plain decimals only
+ * ([-+]?digits[.digits] or [-+]?.digits, at most 100 characters). */
+typedef struct {
+    int negative;
+    char digits[128]; /* integer digits without leading zeros, then the fraction digits */
+    int int_len;      /* integer digits kept */
+    int frac_len;     /* fraction digits kept (trailing zeros removed) */
+} PlainNumber;
+
+static int plain_number(const Text *t, PlainNumber *out) {
+    Py_ssize_t start = 0, end = t->n;
+    if (ch(t, 0) == '\'') {
+        if (end < 3 || ch(t, end - 1) != '\'') return 0;
+        start = 1;
+        end -= 1;
+    }
+    if (end - start > 100) return 0;
+    Py_ssize_t i = start;
+    out->negative = 0;
+    if (ch(t, i) == '-' || ch(t, i) == '+') {
+        out->negative = ch(t, i) == '-';
+        i++;
+    }
+    Py_ssize_t int_start = i;
+    while (i < end && is_digit(ch(t, i))) i++;
+    Py_ssize_t int_end = i;
+    Py_ssize_t frac_start = i, frac_end = i;
+    if (i < end && ch(t, i) == '.') {
+        frac_start = ++i;
+        while (i < end && is_digit(ch(t, i))) i++;
+        frac_end = i;
+    }
+    if (i != end || (int_end == int_start && frac_end == frac_start)) return 0;
+    while (int_start < int_end && ch(t, int_start) == '0') int_start++;
+    while (frac_end > frac_start && ch(t, frac_end - 1) == '0') frac_end--;
+    int k = 0;
+    for (Py_ssize_t j = int_start; j < int_end; j++) out->digits[k++] = (char)ch(t, j);
+    out->int_len = k;
+    for (Py_ssize_t j = frac_start; j < frac_end; j++) out->digits[k++] = (char)ch(t, j);
+    out->frac_len = k - out->int_len;
+    return 1;
+}
+
+static PyObject *to_number_text(const Text *t) {
+    PlainNumber number;
+    if (!plain_number(t, &number)) return NOT_HANDLED;
+    char text[140];
+    int k = 0;
+    if (number.int_len == 0 && number.frac_len == 0) return PyUnicode_FromString("0");
+    if (number.negative) text[k++] = '-';
+    if (number.int_len == 0) text[k++] = '0';
+    memcpy(text + k, number.digits, (size_t)number.int_len);
+    k += number.int_len;
+    if (number.frac_len) {
+        text[k++] = '.';
+        memcpy(text + k, number.digits + number.int_len, (size_t)number.frac_len);
+        k += number.frac_len;
+    }
+    return PyUnicode_FromStringAndSize(text, k);
+}
+
+static PyObject *to_decimal(const Text *t, long precision, long scale) {
+    /* NUMBER(p, s) with 0 <= s < p: the reference quantizes to s places and refuses more
+     * digits after the point or 10**(p-s) and beyond */
+    if (scale < 0 || precision <= scale || precision > 38) return NOT_HANDLED;
+    PlainNumber number;
+    if (!plain_number(t, &number)) return NOT_HANDLED;
+    if (number.frac_len > scale || number.int_len > precision - scale) return NOT_HANDLED;
+    char text[140];
+    int k = 0;
+    if (number.negative) text[k++] = '-';
+    if (number.int_len == 0) text[k++] = '0';
+    memcpy(text + k, number.digits, (size_t)number.int_len);
+    k += number.int_len;
+    if (scale > 0) {
+        text[k++] = '.';
+        memcpy(text + k, number.digits + number.int_len, (size_t)number.frac_len);
+        k += number.frac_len;
+        for (long pad = number.frac_len; pad < scale; pad++) text[k++] = '0';
+    }
+    PyObject *string = PyUnicode_FromStringAndSize(text, k);
+    if (string == NULL) return NULL;
+    PyObject *result = PyObject_CallOneArg(DecimalType, string);
+    Py_DECREF(string);
+    return result;
+}
+
+static PyObject *to_binary(const Text *t, int single) {
+    Py_ssize_t start = 0, end = t->n;
+    if (ch(t, 0) == '\'') {
+        if (end < 3 || ch(t, end - 1) != '\'') return NOT_HANDLED;
+        start = 1;
+        end -= 1;
+    }
+    /* the whole text must be one NUMBER of the grammar (no Nan, Inf, blanks, '_') */
+    if (end - start > 60 || number(t, start) != end) return NOT_HANDLED;
+    char buffer[64];
+    Py_ssize_t n = end - start;
+    for (Py_ssize_t i = 0; i < n; i++) buffer[i] = (char)ch(t, start + i);
+    buffer[n] = 0;
+    char *parsed_end = NULL;
+    double value = PyOS_string_to_double(buffer, &parsed_end, NULL);
+    if (value == -1.0 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return NOT_HANDLED;
+    }
+    if (parsed_end != buffer + n) return NOT_HANDLED;
+    if (single) {
+        float narrowed = (float)value;
+        if (isinf(narrowed) && !isinf(value)) return NOT_HANDLED; /* reference: overflow */
+        value = (double)narrowed;
+    }
+    return PyFloat_FromDouble(value);
+}
+
+/* ---- datetimes in the default NLS layouts ------------------------------------------ */
+
+typedef struct {
+    int year, month, day, hour, minute, second;
+    long nanosecond;
+    int offset_minutes; /* for TZ */
+} Moment;
+
+static int digits_at(const Text *t, Py_ssize_t i, int count, int *value) {
+    int v = 0;
+    for (int k = 0; k < count; k++) {
+        Py_UCS4 c = ch(t, i + k);
+        if (!is_digit(c)) return 0;
+        v = v * 10 + (int)(c - '0');
+    }
+    *value = v;
+    return 1;
+}
+
+static int days_in_month(int year, int month) {
+    static const int days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (month == 2 && (year % 4 == 0 && (year % 100 != 0 || year % 400 == 0))) return 29;
+    return days[month - 1];
+}
+
+/* YYYY-MM-DD HH:MI:SS at [i, i+19) with every field in range (year >= 1000) */
+static int date_time_at(const Text *t, Py_ssize_t i, Moment *m) {
+    if (!digits_at(t, i, 4, &m->year) || ch(t, i + 4) != '-' ||
+        !digits_at(t, i + 5, 2, &m->month) || ch(t, i + 7) != '-' ||
+        !digits_at(t, i + 8, 2, &m->day) || ch(t, i + 10) != ' ' ||
+        !digits_at(t, i + 11, 2, &m->hour) || ch(t, i + 13) != ':' ||
+        !digits_at(t, i + 14, 2, &m->minute) || ch(t, i + 16) != ':' ||
+        !digits_at(t, i + 17, 2, &m->second))
+        return 0;
+    if (m->year < 1000 || m->month < 1 || m->month > 12 || m->day < 1 ||
+        m->day > days_in_month(m->year, m->month) || m->hour > 23 || m->minute > 59 ||
+        m->second > 59)
+        return 0;
+    m->nanosecond = 0;
+    m->offset_minutes = 0;
+    return 1;
+}
+
+/* .F{1,9} at i: sets the nanoseconds, returns the end or -1 */
+static Py_ssize_t fraction_at(const Text *t, Py_ssize_t i, Moment *m) {
+    if (ch(t, i) != '.') return -1;
+    long nanos = 0;
+    int count = 0;
+    i++;
+    while (is_digit(ch(t, i)) && count < 10) {
+        nanos = nanos * 10 + (long)(ch(t, i) - '0');
+        count++;
+        i++;
+    }
+    if (count == 0 || count > 9) return -1;
+    for (int k = count; k < 9; k++) nanos *= 10;
+    m->nanosecond = nanos;
+    return i;
+}
+
+/* NAME('<value>') or NAME('<value>', '<format>') or '<value>': the value's range */
+static int call_argument(const Text *t, const char *name, Py_ssize_t *vs, Py_ssize_t *ve,
+                         Py_ssize_t *fs, Py_ssize_t *fe) {
+    Py_ssize_t n = t->n;
+    *fs = *fe = -1;
+    if (ch(t, 0) == '\'') {
+        Py_ssize_t close = string_lit(t, 0);
+        if (close != n) return 0;
+        *vs = 1;
+        *ve = n - 1;
+        return 1;
+    }
+    Py_ssize_t i = literal_text(t, 0, name);
+    if (i < 0 || ch(t, i) != '(' || ch(t, i + 1) != '\'' || ch(t, n - 1) != ')') return 0;
+    Py_ssize_t close = string_lit(t, i + 1);
+    if (close < 0) return 0;
+    *vs = i + 2;
+    *ve = close - 1;
+    if (close == n - 1) return 1;
+    if (ch(t, close) != ',' || ch(t, close + 1) != ' ') return 0;
+    Py_ssize_t format_close = string_lit(t, close + 2);
+    if (format_close != n - 1) return 0;
+    *fs = close + 3;
+    *fe = format_close - 1;
+    return 1;
+}
+
+static int has_apostrophe(const Text *t, Py_ssize_t start, Py_ssize_t end) {
+    for (Py_ssize_t i = start; i < end; i++)
+        if (ch(t, i) == '\'') return 1;
+    return 0;
+}
+
+static PyObject *to_date(const Text *t, int nls_default) {
+    Py_ssize_t vs, ve, fs, fe;
+    if (!call_argument(t, "TO_DATE", &vs, &ve, &fs, &fe)) return NOT_HANDLED;
+    if (fs < 0 ? !nls_default : !equals(t, fs, fe, "YYYY-MM-DD HH24:MI:SS")) return NOT_HANDLED;
+    Moment m;
+    if (ve - vs != 19 || !date_time_at(t, vs, &m)) return NOT_HANDLED;
+    return PyDateTimeAPI->DateTime_FromDateAndTime(m.year, m.month, m.day, m.hour, m.minute,
+                                                   m.second, 0, Py_None,
+                                                   PyDateTimeAPI->DateTimeType);
+}
+
+static PyObject *to_timestamp(const Text *t, long precision, int nls_default) {
+    Py_ssize_t vs, ve, fs, fe;
+    if (!nls_default || precision < 0 || precision > 9) return NOT_HANDLED;
+    if (!call_argument(t, "TO_TIMESTAMP", &vs, &ve, &fs, &fe) || fs >= 0) return NOT_HANDLED;
+    if (has_apostrophe(t, vs, ve)) return NOT_HANDLED;
+    Moment m;
+    if (ve - vs < 21 || !date_time_at(t, vs, &m) || fraction_at(t, vs + 19, &m) != ve)
+        return NOT_HANDLED;
+    long unit = 1;
+    for (long k = precision; k < 9; k++) unit *= 10;
+    if (m.nanosecond % unit) return NOT_HANDLED; /* the reference refuses it */
+    if (precision <= 6) {
+        return PyDateTimeAPI->DateTime_FromDateAndTime(
+            m.year, m.month, m.day, m.hour, m.minute, m.second, (int)(m.nanosecond / 1000),
+            Py_None, PyDateTimeAPI->DateTimeType);
+    }
+    char text[40];
+    int k = snprintf(text, sizeof text, "%04d-%02d-%02d %02d:%02d:%02d.%09ld", m.year,
+                     m.month, m.day, m.hour, m.minute, m.second, m.nanosecond);
+    return PyUnicode_FromStringAndSize(text, k - (9 - precision));
+}
+
+static long days_from_civil(long y, long m, long d) {
+    y -= m <= 2;
+    long era = (y >= 0 ? y : y - 399) / 400;
+    long yoe = y - era * 400;
+    long doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + doe - 719468;
+}
+
+static void civil_from_days(long z, int *y, int *m, int *d) {
+    z += 719468;
+    long era = (z >= 0 ? z : z - 146096) / 146097;
+    long doe = z - era * 146097;
+    long yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    long doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    long mp = (5 * doy + 2) / 153;
+    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
+    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
+    *y = (int)(yoe + era * 400 + (*m <= 2));
+}
+
+static PyObject *to_timestamp_tz(const Text *t, long precision, int nls_default) {
+    Py_ssize_t vs, ve, fs, fe;
+    if (!nls_default || precision < 0 || precision > 6) return NOT_HANDLED;
+    if (!call_argument(t, "TO_TIMESTAMP_TZ", &vs, &ve, &fs, &fe) || fs >= 0) return NOT_HANDLED;
+    if (has_apostrophe(t, vs, ve)) return NOT_HANDLED;
+    Moment m;
+    if (ve - vs < 28 || !date_time_at(t, vs, &m)) return NOT_HANDLED;
+    Py_ssize_t i = fraction_at(t, vs + 19, &m);
+    /* ' +HH:MM' */
+    if (i < 0 || ve - i != 7 || ch(t, i) != ' ') return NOT_HANDLED;
+    Py_UCS4 sign = ch(t, i + 1);
+    int hours, minutes;
+    if ((sign != '+' && sign != '-') || !digits_at(t, i + 2, 2, &hours) ||
+        ch(t, i + 4) != ':' || !digits_at(t, i + 5, 2, &minutes) || hours > 23 || minutes > 59)
+        return NOT_HANDLED;
+    long unit = 1;
+    for (long k = precision; k < 9; k++) unit *= 10;
+    if (m.nanosecond % unit) return NOT_HANDLED;
+    long offset = (sign == '-' ? -1 : 1) * (hours * 60L + minutes);
+    long minutes_of_day = m.hour * 60L + m.minute - offset;
+    long day = days_from_civil(m.year, m.month, m.day);
+    long shift = minutes_of_day >= 0 ? minutes_of_day / 1440 : -((-minutes_of_day + 1439) / 1440);
+    minutes_of_day -= shift * 1440;
+    day += shift;
+    int year, month, dom;
+    civil_from_days(day, &year, &month, &dom);
+    if (year < 1 || year > 9999) return NOT_HANDLED;
+    return PyDateTimeAPI->DateTime_FromDateAndTime(
+        year, month, dom, (int)(minutes_of_day / 60), (int)(minutes_of_day % 60), m.second,
+        (int)(m.nanosecond / 1000), UtcZone, PyDateTimeAPI->DateTimeType);
+}
+
+static PyObject *fast_value(PyObject *text, long kind, long a, long b) {
+    Text t = {text, PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text)};
+    if (t.n == 0) return NOT_HANDLED;
+    switch (kind) {
+        case K_STRING: return to_string(&t);
+        case K_NUMBER_TEXT: return a & NLS_DEFAULT ? to_number_text(&t) : NOT_HANDLED;
+        case K_DECIMAL: return b & NLS_DEFAULT ? to_decimal(&t, a >> 8, a & 0xFF) : NOT_HANDLED;
+        case K_DOUBLE: return a & NLS_DEFAULT ? to_binary(&t, 0) : NOT_HANDLED;
+        case K_SINGLE: return a & NLS_DEFAULT ? to_binary(&t, 1) : NOT_HANDLED;
+        case K_DATE: return to_date(&t, (int)(b & NLS_DEFAULT));
+        case K_TIMESTAMP: return to_timestamp(&t, a, (int)(b & NLS_DEFAULT));
+        case K_TIMESTAMP_TZ: return to_timestamp_tz(&t, a, (int)(b & NLS_DEFAULT));
+        case K_BYTES: return to_bytes(&t);
+        default: return NOT_HANDLED;
+    }
+}
+
+static PyObject *typed_value(PyObject *name, PyObject *literal, PyObject *spec,
+                             PyObject *fallback, PyObject *const *extra, Py_ssize_t nextra) {
+    if (spec != NULL && PyTuple_Check(literal) && PyTuple_GET_SIZE(literal) == 1 &&
+        PyTuple_Check(spec) && PyTuple_GET_SIZE(spec) == 3) {
+        PyObject *text = PyTuple_GET_ITEM(literal, 0);
+        long kind = PyLong_AsLong(PyTuple_GET_ITEM(spec, 0));
+        long a = PyLong_AsLong(PyTuple_GET_ITEM(spec, 1));
+        long b = PyLong_AsLong(PyTuple_GET_ITEM(spec, 2));
+        if (PyErr_Occurred()) return NULL;
+        if (kind != K_FALLBACK && PyUnicode_Check(text)) {
+            /* as the reference's _convert, before any converter */
+            if (PyUnicode_CompareWithASCIIString(text, "NULL") == 0 ||
+                PyUnicode_CompareWithASCIIString(text, "IS NULL") == 0)
+                Py_RETURN_NONE;
+            if (PyUnicode_CompareWithASCIIString(text, "Unsupported Type") == 0)
+                return Py_NewRef(Unsupported);
+            PyObject *result = fast_value(text, kind, a, b);
+            if (result != NULL || PyErr_Occurred()) return result;
+        }
+    }
+    PyObject *args[8];
+    if (nextra > 6) {
+        PyErr_SetString(PyExc_TypeError, "typed_image: at most 6 extra arguments");
+        return NULL;
+    }
+    args[0] = name;
+    args[1] = literal;
+    for (Py_ssize_t k = 0; k < nextra; k++) args[2 + k] = extra[k];
+    return PyObject_Vectorcall(fallback, args, 2 + nextra, NULL);
+}
+
+static PyObject *typed_image(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (!configured()) return NULL;
+    if (nargs < 3 || !PyDict_Check(args[0]) || !PyDict_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "typed_image(literals: dict, specs: dict, fallback, *fallback_args)");
+        return NULL;
+    }
+    PyObject *literals = args[0], *specs = args[1], *fallback = args[2];
+    PyObject *typed = PyDict_New();
+    if (typed == NULL) return NULL;
+    PyObject *name, *literal;
+    Py_ssize_t position = 0;
+    while (PyDict_Next(literals, &position, &name, &literal)) {
+        Py_INCREF(name);
+        Py_INCREF(literal);
+        PyObject *spec = PyDict_GetItemWithError(specs, name); /* borrowed */
+        PyObject *value = spec == NULL && PyErr_Occurred()
+                              ? NULL
+                              : typed_value(name, literal, spec, fallback, args + 3, nargs - 3);
+        int failed = value == NULL || PyDict_SetItem(typed, name, value) < 0;
+        Py_XDECREF(value);
+        Py_DECREF(name);
+        Py_DECREF(literal);
+        if (failed) {
+            Py_DECREF(typed);
+            return NULL;
+        }
+    }
+    return typed;
+}
+
+/* ---- module ------------------------------------------------------------------------ */
+
+static PyObject *configure(PyObject *self, PyObject *args) {
+    PyObject *parsed_redo, *literal, *is_null, *no_values, *unsupported, *decimal, *utc;
+    if (!PyArg_ParseTuple(args, "OOOOOOO", &parsed_redo, &literal, &is_null, &no_values,
+                          &unsupported, &decimal, &utc))
+        return NULL;
+    if (!PyType_Check(literal) || !PyType_IsSubtype((PyTypeObject *)literal, &PyTuple_Type)) {
+        PyErr_SetString(PyExc_TypeError, "configure: Literal must be a tuple subclass");
+        return NULL;
+    }
+    Py_XSETREF(ParsedRedoType, Py_NewRef(parsed_redo));
+    Py_XSETREF(LiteralType, Py_NewRef(literal));
+    Py_XSETREF(IsNullLiteral, Py_NewRef(is_null));
+    Py_XSETREF(NoValues, Py_NewRef(no_values));
+    Py_XSETREF(Unsupported, Py_NewRef(unsupported));
+    Py_XSETREF(DecimalType, Py_NewRef(decimal));
+    Py_XSETREF(UtcZone, Py_NewRef(utc));
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef methods[] = {
+    {"configure", configure, METH_VARARGS,
+     "configure(ParsedRedo, Literal, IS_NULL_LITERAL, no_values, UNSUPPORTED, Decimal, UTC)"},
+    {"parse_strict", parse_strict, METH_O,
+     "parse_strict(sql) -> ParsedRedo, or None when the reference must read it"},
+    {"typed_image", (PyCFunction)(void (*)(void))typed_image, METH_FASTCALL,
+     "typed_image(literals, specs, fallback, *fallback_args) -> dict of typed values"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_compiled", "Compiled SQL_REDO scanner and literal typer.", -1,
+    methods, NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC PyInit__compiled(void) {
+    PyDateTime_IMPORT;
+    if (PyDateTimeAPI == NULL) return NULL;
+    StrInsert = PyUnicode_InternFromString("INSERT");
+    StrUpdate = PyUnicode_InternFromString("UPDATE");
+    StrDelete = PyUnicode_InternFromString("DELETE");
+    DoubledQuote = PyUnicode_FromString("\"\"");
+    Quote = PyUnicode_FromString("\"");
+    if (!StrInsert || !StrUpdate || !StrDelete || !DoubledQuote || !Quote)
+        return NULL;
+    return PyModule_Create(&module);
+}

@@ -1,0 +1,335 @@
+"""The compiled scanner and typer against the pure-Python reference, statement by statement
+and literal by literal.
+
+The compiled code reads a subset of what the reference reads and declines the rest. Two
+properties: on well-formed statements in the shapes LogMiner writes it reads them itself
+(else it would be no faster), and on anything, mutated or not, what it returns is exactly
+what the reference returns (else it would be wrong). The rest of this folder runs every
+test against both implementations (``conftest.py``).
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime, timedelta, timezone
+from decimal import Decimal
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from extractor.dictionary import ColumnDef, TableDef
+from extractor.errors import RedoParseError, ValueTypingError
+from extractor.nls import NlsSettings
+from extractor.parse import implementation, parse_redo, typed_row
+from extractor.parse.literals import Literal
+from extractor.parse.redo_parser import _parse_strict
+from extractor.parse.redo_statement import ParsedRedo
+from tests.parse import redo_text_renderer as render
+
+RUN_ON_BOTH_IMPLEMENTATIONS = False  # it compares them itself (conftest.py)
+compiled = implementation.compiled
+needs_compiled = pytest.mark.skipif(
+    compiled is None and os.environ.get("CI") != "true",
+    reason=f"the compiled parser is not built here: {implementation.active()}",
+)
+pytestmark = needs_compiled
+EXAMPLES = settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def test_the_compiled_parser_is_active_where_it_was_built() -> None:
+    assert compiled is not None, implementation.active()
+    assert implementation.active().startswith("compiled")
+
+
+# --- statements ------------------------------------------------------------------------
+
+ascii_names = st.text(
+    st.characters(min_codepoint=0x20, max_codepoint=0x7E), min_size=1, max_size=12
+)
+any_text = st.text(st.characters(codec="utf-8"), max_size=30)
+moments = st.datetimes(min_value=datetime(1000, 1, 1), max_value=datetime(9999, 12, 30))
+
+
+@st.composite
+def literals(draw: st.DrawFn) -> str:
+    kind = draw(st.integers(0, 9))
+    if kind == 0:
+        return "NULL"
+    if kind == 1:
+        return render.string(draw(any_text))
+    if kind == 2:
+        return render.number(Decimal(draw(st.integers(-(10**20), 10**20))).scaleb(-3))
+    if kind == 3:
+        return render.date(draw(moments))
+    if kind == 4:
+        return render.timestamp(draw(moments))
+    if kind == 5:
+        offset = timezone(timedelta(minutes=draw(st.integers(-12 * 60, 14 * 60))))
+        return render.timestamp_tz(draw(moments).replace(tzinfo=offset))
+    if kind == 6:
+        return render.raw(draw(st.binary(max_size=20)))
+    if kind == 7:
+        return render.unistr(draw(any_text.filter(bool)), draw(st.integers(1, 40)))
+    if kind == 8:
+        return draw(st.sampled_from(["Unsupported Type", "EMPTY_CLOB()", "-1.5e+10", ".5"]))
+    return "/* comment */ " + render.string(draw(any_text))
+
+
+spaces = st.sampled_from([" ", "  ", "\n", "\t", " \r\n "])
+pairs = st.lists(st.tuples(ascii_names, literals()), min_size=1, max_size=8)
+rowids = st.none() | st.from_regex(r"[A-Za-z0-9+/]{18}", fullmatch=True)
+
+
+@st.composite
+def statements(draw: st.DrawFn) -> str:
+    owner, table = draw(ascii_names), draw(ascii_names)
+    which = draw(st.sampled_from(["insert", "update", "delete"]))
+    if which == "insert":
+        sql = render.insert(owner, table, draw(pairs))
+    elif which == "update":
+        sql = render.update(owner, table, draw(pairs), draw(pairs), draw(rowids))
+    else:
+        sql = render.delete(owner, table, draw(pairs), draw(rowids))
+    space = draw(spaces)
+    for structural in (" = ", " and ", " where ", " set ", " values ", "insert into "):
+        sql = sql.replace(structural, structural.replace(" ", space))
+    if draw(st.booleans()):
+        for keyword in ("insert", "into", "values", "update", "set", "where", "delete", "from"):
+            sql = sql.replace(f"{keyword}{space}", f"{keyword.upper()}{space}")
+    if draw(st.booleans()):
+        sql = draw(spaces) + sql.rstrip(";")
+    return sql
+
+
+def _reference(sql: str) -> ParsedRedo | type[RedoParseError] | None:
+    try:
+        return _parse_strict(sql)
+    except RedoParseError:
+        return RedoParseError
+
+
+@EXAMPLES
+@given(sql=statements())
+def test_the_compiled_scanner_reads_well_formed_statements_as_the_reference(sql: str) -> None:
+    assert compiled is not None
+    expected = _reference(sql)
+    assert isinstance(expected, ParsedRedo), "the renderer wrote a statement the reference reads"
+    assert compiled.parse_strict(sql) == expected
+
+
+STRUCTURE = [*"'\"(),;=|/*. \t\nxX0", "\u00a0", "\u0663", "\u00e9", "\x1c", "''", '""']
+
+
+@st.composite
+def mutated_statements(draw: st.DrawFn) -> str:
+    sql = draw(statements())
+    for _ in range(draw(st.integers(1, 3))):
+        action = draw(st.integers(0, 3))
+        if action == 3:  # near the end, where the last clause must end the statement
+            at, action = max(0, len(sql) - draw(st.integers(0, 2))), 1
+        else:
+            at = draw(st.integers(0, len(sql)))
+        if action == 0:
+            sql = sql[:at] + sql[at + 1 :]
+        elif action == 1:
+            sql = sql[:at] + draw(st.sampled_from(STRUCTURE)) + sql[at:]
+        else:
+            sql = sql[:at] + draw(st.sampled_from(STRUCTURE)) + sql[at + 1 :]
+    return sql
+
+
+@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sql=mutated_statements())
+def test_on_any_text_the_compiled_scanner_declines_or_agrees(sql: str) -> None:
+    assert compiled is not None
+    fast = compiled.parse_strict(sql)
+    if fast is not None:
+        assert fast == _reference(sql)
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        # Unicode whitespace and digits in structural places: the reference's \s and \d read
+        # them, the compiled scanner declines, the reference then reads the statement.
+        'insert into "S"."T"("A")\u00a0values (\'1\');',
+        'insert into "S"."T"("A") values (1\u0663);',
+        'update "S"."T" set a\u00e9."A" = \'1\';',
+        # LogMiner's empty ROWID predicate: the reference keeps it as a column named ''.
+        'delete from "S"."T" where "A" = \'1\' and ROWID = \'\';',
+        # null in lower case is a NULL literal whose text the typer refuses
+        'insert into "S"."T"("A") values (null);',
+    ],
+)
+def test_statements_the_compiled_scanner_leaves_to_the_reference(sql: str) -> None:
+    assert compiled is not None
+    fast = compiled.parse_strict(sql)
+    assert fast is None or fast == _parse_strict(sql)
+    assert parse_redo(sql) == _parse_strict(sql)
+
+
+# --- literals --------------------------------------------------------------------------
+
+TYPES = [
+    ("N", "NUMBER", None, None),
+    ("F", "FLOAT", 63, None),
+    ("D2", "NUMBER", 12, 2),
+    ("D0", "NUMBER", 10, 0),
+    ("DN", "NUMBER", 8, -2),
+    ("BD", "BINARY_DOUBLE", None, None),
+    ("BF", "BINARY_FLOAT", None, None),
+    ("DT", "DATE", None, None),
+    ("TS", "TIMESTAMP(6)", None, None),
+    ("TS3", "TIMESTAMP(3)", None, None),
+    ("TS9", "TIMESTAMP(9)", None, None),
+    ("TZ", "TIMESTAMP(6) WITH TIME ZONE", None, None),
+    ("LTZ", "TIMESTAMP(6) WITH LOCAL TIME ZONE", None, None),
+    ("V", "VARCHAR2", None, None),
+    ("NV", "NVARCHAR2", None, None),
+    ("R", "RAW", None, None),
+    ("IDS", "INTERVAL DAY(2) TO SECOND(6)", None, None),
+    ("X", "XMLTYPE", None, None),
+]
+TABLE = TableDef(
+    "S",
+    "T",
+    tuple(
+        ColumnDef(name, i, data_type, data_precision=p, data_scale=s)
+        for i, (name, data_type, p, s) in enumerate(TYPES, start=1)
+    ),
+)
+COLUMN_NAMES = [name for name, *_ in TYPES]
+
+number_texts = st.one_of(
+    st.from_regex(r"[-+]?[0-9]{0,14}(\.[0-9]{0,6})?", fullmatch=True),
+    st.sampled_from(["-0", "-0.00", ".5", "-.5", "007.50", "1e5", "1.5E+10", "Nan", "-Inf"]),
+    st.sampled_from(["9999999999.99", "10000000000", "1,5", " 1", "1_0", "''", "99999999"]),
+)
+
+
+def _datetime_texts(draw: st.DrawFn, function: str) -> str:
+    moment = draw(moments)
+    shape = draw(st.sampled_from(["{:%Y-%m-%d %H:%M:%S}", "{:%Y-%m-%d %H:%M:%S}.{:0>{}}"]))
+    digits = draw(st.integers(1, 10))
+    text = shape.format(moment, draw(st.integers(0, 10**digits - 1)), digits)
+    if draw(st.booleans()):
+        text += draw(st.sampled_from([" +00:00", " -03:30", " +14:00", " -00:30", " +5:00"]))
+    if draw(st.integers(0, 3)) == 0:
+        function = draw(st.sampled_from(["TO_DATE", "TO_TIMESTAMP", "TO_TIMESTAMP_TZ", ""]))
+    return f"{function}('{text}')" if function else f"'{text}'"
+
+
+SPECIAL_DATETIMES = [
+    "TO_DATE('2024-02-29 10:00:00', 'YYYY-MM-DD HH24:MI:SS')",
+    "TO_DATE('2023-02-29 10:00:00', 'YYYY-MM-DD HH24:MI:SS')",
+    "TO_DATE('2024-01-01 24:00:00', 'YYYY-MM-DD HH24:MI:SS')",
+    "TO_DATE('0999-01-01 10:00:00', 'YYYY-MM-DD HH24:MI:SS')",
+    "TO_DATE('2024-01-01 10:00:00', 'DD-MM-YYYY HH24:MI:SS')",
+    "to_date('2024-01-01 10:00:00', 'YYYY-MM-DD HH24:MI:SS')",
+    "TO_TIMESTAMP_TZ('0001-01-01 00:10:00.000000000 +01:00')",
+    "TO_TIMESTAMP_TZ('9999-12-31 23:50:00.000000000 -01:00')",
+    "TO_TIMESTAMP('2024-01-01 10:00:00.')",
+]
+FAMILY_FUNCTION = {"DT": "TO_DATE", "TS": "TO_TIMESTAMP", "TS3": "TO_TIMESTAMP"}
+FAMILY_FUNCTION |= {"TS9": "TO_TIMESTAMP", "TZ": "TO_TIMESTAMP_TZ", "LTZ": "TO_TIMESTAMP_TZ"}
+ODD_TEXTS = ["NULL", "IS NULL", "Unsupported Type", "null", "''", "''''"]
+
+
+@st.composite
+def typed_literals(draw: st.DrawFn, column: str) -> str:
+    """A literal in the shapes of ``column``'s type most of the time, mutated or not; any
+    other literal the rest of the time."""
+    if draw(st.integers(0, 9)) == 0:
+        choice = draw(st.integers(0, 4))
+        if choice == 0:
+            return draw(literals())
+        if choice == 1:
+            return draw(st.sampled_from(ODD_TEXTS))
+        if choice == 2:
+            return "'" + draw(any_text).replace("'", draw(st.sampled_from(["''", "'"]))) + "'"
+        if choice == 3:
+            return draw(st.sampled_from(SPECIAL_DATETIMES))
+        return draw(st.sampled_from(["TO_DSINTERVAL('+01 02:03:04.5')", "EMPTY_BLOB()", "'1'"]))
+    if column in ("N", "F", "D2", "D0", "DN", "BD", "BF"):
+        text = draw(number_texts)
+        return text if draw(st.booleans()) and text[:1] != "'" else f"'{text}'"
+    if column in FAMILY_FUNCTION:
+        return _datetime_texts(draw, FAMILY_FUNCTION[column])
+    if column == "R":
+        hexes = draw(st.text("0123456789abcdefABCDEF g'", max_size=12))
+        return f"HEXTORAW('{hexes}')"
+    if column == "NV" and draw(st.booleans()):
+        body = draw(st.text("ab\\0123456789ABCDEFD8'", max_size=14))
+        return f"UNISTR('{body}')"
+    return draw(literals())
+
+
+def _typed(literal_by_column: dict[str, str], nls: NlsSettings) -> object:
+    parsed = ParsedRedo(
+        "INSERT", "S", "T", {c: Literal(v) for c, v in literal_by_column.items()}, {}
+    )
+    try:
+        new, _ = typed_row(parsed, TABLE, nls)
+    except ValueTypingError as error:
+        return ("error", str(error), error.column, error.literal)
+    return {name: (type(value).__name__, repr(value)) for name, value in new.items()}
+
+
+nls_settings = st.sampled_from(
+    [
+        NlsSettings(),
+        NlsSettings(numeric_characters=",."),
+        NlsSettings(date_format="DD-MON-RR", timestamp_format="YYYY-MM-DD HH24:MI:SS.FF"),
+        NlsSettings(timestamp_tz_format="YYYY-MM-DD HH24:MI:SS.FF TZR", time_zone="+02:00"),
+    ]
+)
+
+
+@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data(), column=st.sampled_from(COLUMN_NAMES), nls=nls_settings)
+def test_the_compiled_typer_gives_the_references_value_or_error(
+    data: st.DataObject, column: str, nls: NlsSettings
+) -> None:
+    text = data.draw(typed_literals(column))
+    fast = _typed({column: text}, nls)
+    with implementation.pure_python():
+        reference = _typed({column: text}, nls)
+    assert fast == reference
+
+
+def test_the_compiled_typer_reads_the_common_shapes_itself(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each shape LogMiner writes under the default NLS settings is typed in C: the
+    reference fallback is not called (and the values are the reference's)."""
+    from extractor.parse import value_typing
+
+    literal_by_column = {
+        "N": "'-12.50'",
+        "D2": "'1234.5'",
+        "D0": "'42'",
+        "BD": "'1.5E+10'",
+        "BF": "'0.1'",
+        "DT": "TO_DATE('2021-01-19 09:32:14', 'YYYY-MM-DD HH24:MI:SS')",
+        "TS": "TO_TIMESTAMP('2028-06-11 14:41:40.570930000')",
+        "TS9": "TO_TIMESTAMP('2028-06-11 14:41:40.570930123')",
+        "TZ": "TO_TIMESTAMP_TZ('2024-01-01 00:04:36.430232000 -03:30')",
+        "V": "'O''Neil'",
+        "NV": "UNISTR('caf\\00E9 \\963F\\72F8')",
+        "R": "HEXTORAW('00ff10')",
+    }
+    with implementation.pure_python():
+        expected = _typed(literal_by_column, NlsSettings())
+    calls: list[str] = []
+    reference_one = value_typing._typed_one
+
+    def counting(name: str, *args: object) -> object:
+        calls.append(name)
+        return reference_one(name, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(value_typing, "_typed_one", counting)
+    assert _typed(literal_by_column, NlsSettings()) == expected
+    assert calls == []
+    assert expected["TZ"] == ("datetime", repr(datetime(2024, 1, 1, 3, 34, 36, 430232, UTC)))
+    assert expected["TS9"] == ("str", repr("2028-06-11 14:41:40.570930123"))
