@@ -76,6 +76,9 @@ class OracdcConfig:
     nls: NlsSettings = field(default_factory=NlsSettings)
     spark_remote: str | None = None
     spark_master: str = "local[2]"
+    # "auto": batches land as Parquet files written here where the staging storage is
+    # reachable, else through Spark; "spark": always through Spark (docs/landing.md).
+    spark_landing: str = "auto"
     dbt_project_dir: Path | None = None
     dbt_target: str | None = None
     sync_interval_seconds: float = 60.0
@@ -172,6 +175,13 @@ def config_from_mapping(
         nls = NlsSettings.from_json(_mapping(raw.get("nls", {}), "nls", where))
     except ValueError as error:
         raise ConfigError(f"{where}: nls: {error}") from None
+    landing = str(spark.get("landing", "auto"))
+    if landing not in ("auto", "spark"):
+        raise ConfigError(
+            f"{where}: spark.landing must be auto or spark, not {landing!r}",
+            fix="auto writes Parquet files where the warehouse is reachable; spark always "
+            "appends through Spark",
+        )
     project_dir = dbt.get("project_dir")
     return OracdcConfig(
         path=path,
@@ -188,6 +198,7 @@ def config_from_mapping(
         nls=nls,
         spark_remote=spark.get("remote"),
         spark_master=str(spark.get("master", "local[2]")),
+        spark_landing=landing,
         dbt_project_dir=_path(project_dir, base_dir) if project_dir else None,
         dbt_target=dbt.get("target"),
         sync_interval_seconds=_number(

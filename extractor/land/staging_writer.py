@@ -3,8 +3,11 @@
 One ``StagingWriter`` per process and target schema. Staging tables are Parquet,
 append-only, named ``<owner>__<table>_log`` (``staging_contract``); they are created on first
 use and gain columns when the dictionary does (a dropped source column stays and gets NULLs).
-Everything goes through ``spark.sql`` / ``createDataFrame`` / ``insertInto``, so it works in
-embedded mode and over Spark Connect alike.
+Tables are created and evolved through ``spark.sql``. A batch lands as one Parquet file that
+pyarrow writes into the table's storage when this process reaches it (``parquet_files``,
+``landing="auto"``, the default), else through ``createDataFrame`` / ``insertInto``
+(``landing="spark"``, or a storage out of reach), so it works in embedded mode and over Spark
+Connect alike.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from extractor.land.audit_records import (
     QuarantinedChange,
     SchemaChange,
 )
+from extractor.land.parquet_files import ParquetFileWriter
 from extractor.land.spark_sql import (
     checked_name,
     normalized_type,
@@ -44,14 +48,21 @@ Columns = tuple[tuple[str, str], ...]
 # Spark's cap on rows per written file; the writer holds it at 0 (no cap) during its inserts.
 _MAX_RECORDS_PER_FILE = "spark.sql.files.maxRecordsPerFile"
 
+# How batches reach the tables: "auto" (Parquet files written here where the storage is
+# reachable, else Spark) or "spark" (always createDataFrame + insertInto).
+LANDING_MODES = ("auto", "spark")
+
 
 class StagingWriter:
     """Creates, evolves and appends to the staging tables of one Spark schema (database)."""
 
-    def __init__(self, spark: Any, schema: str) -> None:
+    def __init__(self, spark: Any, schema: str, *, landing: str = "auto") -> None:
+        if landing not in LANDING_MODES:
+            raise ValueError(f"landing must be one of {LANDING_MODES}, not {landing!r}")
         self._spark = spark
         self._schema = checked_name("schema", schema)
         self._columns: dict[str, Columns] = {}
+        self._files = ParquetFileWriter(spark) if landing == "auto" else None
         spark.sql(f"CREATE DATABASE IF NOT EXISTS {quote_identifier(self._schema)}")
 
     @property
@@ -146,7 +157,10 @@ class StagingWriter:
     def _insert(self, name: str, columns: Columns, data: pa.Table) -> int:
         if data.num_rows == 0:
             return 0
-        frame = self._spark.createDataFrame(_in_table_order(name, columns, data))
+        ordered = _in_table_order(name, columns, data)
+        if self._files is not None and self._files.append(name, columns, ordered):
+            return int(data.num_rows)
+        frame = self._spark.createDataFrame(ordered)
         # One file per table and batch: the job commit then moves the batch into the table in
         # one rename, so a concurrent dbt run lists all of it or none (docs/dbt.md, "A batch
         # seen in part"). A session cap on rows per file would split it: lifted meanwhile.

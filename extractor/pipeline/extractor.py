@@ -123,7 +123,7 @@ def open_extractor(
     restored checkpoint would otherwise reuse ids at or below dbt's watermark."""
     with CheckpointStore(config.data_dir) as store:
         if writer is None:
-            writer = StagingWriter(spark, config.staging_schema)
+            writer = StagingWriter(spark, config.staging_schema, landing=config.spark_landing)
         store.continue_batch_ids_above(writer.max_batch_id())
         extractor = Extractor(config, source, writer, store, **options)  # type: ignore[arg-type]
         try:

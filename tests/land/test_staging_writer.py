@@ -1,7 +1,8 @@
 """StagingWriter against the shared local Spark session: create, evolve, append, read back.
 
 Each module-scoped fixture lands its data once and reads it back in one round trip; the tests
-then check one behaviour each on what came back.
+then check one behaviour each on what came back. Every test runs under both landing modes:
+Parquet files written by pyarrow (``auto``, the warehouse is local) and Spark appends.
 """
 
 from __future__ import annotations
@@ -61,10 +62,15 @@ ALL_TYPES_ROWS: list[dict[str, object]] = [
 ]
 
 
+@pytest.fixture(scope="module", params=["auto", "spark"])
+def landing(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
 @pytest.fixture(scope="module")
-def writer(spark: Any) -> Iterator[StagingWriter]:
+def writer(spark: Any, landing: str) -> Iterator[StagingWriter]:
     spark.sql(f"DROP DATABASE IF EXISTS {SCHEMA} CASCADE")
-    yield StagingWriter(spark, SCHEMA)
+    yield StagingWriter(spark, SCHEMA, landing=landing)
     spark.sql(f"DROP DATABASE IF EXISTS {SCHEMA} CASCADE")
 
 
@@ -317,6 +323,23 @@ def test_a_batch_lands_as_one_file_even_under_a_rows_per_file_cap(
         f"FROM {SCHEMA}.hr__one_file_log) WHERE _batch_id = 12"
     ).collect()[0]["n"]
     assert (writer.landed_rows(table), files) == (25, 1)
+
+
+def test_auto_landing_writes_the_parquet_file_itself(
+    spark: Any, writer: StagingWriter, landing: str
+) -> None:
+    table = replace(EMP, name="WHO_WROTE")
+    records = [_record(table, "c", {"ID": 1, "NAME": "a", "SALARY": None}, full_image=True,
+                       redo_pos=1)]  # fmt: skip
+    writer.append(table, change_batch(table, records, batch_id=13, extracted_at=EXTRACTED_AT))
+    names = [
+        row["f"].rsplit("/", 1)[-1]
+        for row in spark.sql(
+            f"SELECT DISTINCT input_file_name() AS f FROM {SCHEMA}.hr__who_wrote_log"
+        ).collect()
+    ]
+    assert len(names) == 1
+    assert names[0].startswith("part-oracdc-") == (landing == "auto")
 
 
 def test_empty_batch_writes_nothing(writer: StagingWriter) -> None:

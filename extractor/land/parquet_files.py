@@ -1,0 +1,179 @@
+"""Landing a batch as one Parquet file that pyarrow writes straight into a table's storage.
+
+The Spark append (``createDataFrame`` + ``insertInto``) sends every row through py4j and the
+JVM. Where the extractor can reach the table's storage itself (its ``Location`` opens with a
+pyarrow filesystem: local, and HDFS, S3, GCS or ABFS when pyarrow has them), this writer puts
+the batch there as one file and tells Spark with one ``REFRESH TABLE``; elsewhere (e.g. a
+Spark Connect server whose storage the extractor cannot see) it declines and the caller
+appends through Spark.
+
+Atomicity is the Spark append's (docs/landing.md, "What a crash does"): the file is written
+under a hidden name (Spark ignores names starting with ``.``) and renamed into place, so a
+reader lists all of the batch or none of it; a crash before the rename leaves only a hidden
+file, which Spark never reads; a later writer removes it once it is an hour old.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import re
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.fs as pafs
+import pyarrow.parquet as pq
+
+from extractor.land.spark_sql import normalized_type
+
+LOG = logging.getLogger(__name__)
+
+Columns = tuple[tuple[str, str], ...]
+
+# Hidden while written: Spark's file listing skips names that start with "." or "_".
+TEMPORARY_PREFIX = ".oracdc-"
+TEMPORARY_SUFFIX = ".parquet.tmp"
+# A hidden file older than this is a crashed landing's (a running one renames within seconds).
+LEFTOVER_AGE_SECONDS = 3600
+
+_DECIMAL = re.compile(r"decimal\((\d+),(-?\d+)\)")
+_PLAIN_TYPES: dict[str, pa.DataType] = {
+    "string": pa.string(),
+    "bigint": pa.int64(),
+    "int": pa.int32(),
+    "smallint": pa.int16(),
+    "tinyint": pa.int8(),
+    "double": pa.float64(),
+    "float": pa.float32(),
+    "boolean": pa.bool_(),
+    "binary": pa.binary(),
+    "date": pa.date32(),
+    "timestamp": pa.timestamp("us", tz="UTC"),
+    "timestamp_ntz": pa.timestamp("us"),
+    "array<string>": pa.list_(pa.string()),
+}
+
+
+def arrow_type(spark_type: str) -> pa.DataType | None:
+    """The Arrow type whose Parquet form Spark reads as ``spark_type``; None if not known."""
+    text = normalized_type(spark_type)
+    decimal = _DECIMAL.fullmatch(text)
+    if decimal:
+        return pa.decimal128(int(decimal.group(1)), int(decimal.group(2)))
+    return _PLAIN_TYPES.get(text)
+
+
+@dataclass(frozen=True)
+class TableStorage:
+    """Where a table's files are: a pyarrow filesystem and the directory on it."""
+
+    filesystem: pafs.FileSystem
+    directory: str
+
+
+class ParquetFileWriter:
+    """Writes landing batches as Parquet files into the storage of Spark tables."""
+
+    def __init__(self, spark: Any) -> None:
+        self._spark = spark
+        self._storage: dict[str, TableStorage | None] = {}
+
+    def append(self, name: str, columns: Columns, data: pa.Table) -> bool:
+        """Write ``data`` (columns in the table's order) as one new file of table ``name``
+        (quoted, qualified) and refresh Spark's view of it. False, with nothing written,
+        when the table's storage or one of its types is out of reach: append through
+        Spark instead."""
+        storage = self.storage(name)
+        if storage is None:
+            return False
+        schema = _arrow_schema(columns)
+        if schema is None:
+            LOG.info("landing %s through Spark: a column type has no Arrow form here", name)
+            return False
+        table = data.cast(schema)
+        file_id = uuid.uuid4().hex
+        temporary = f"{storage.directory}/{TEMPORARY_PREFIX}{file_id}{TEMPORARY_SUFFIX}"
+        final = f"{storage.directory}/part-oracdc-{file_id}.snappy.parquet"
+        try:
+            pq.write_table(table, temporary, filesystem=storage.filesystem, compression="snappy")
+            _publish(storage.filesystem, temporary, final)
+        except BaseException:
+            _remove_quietly(storage.filesystem, temporary)
+            raise
+        self._spark.sql(f"REFRESH TABLE {name}")
+        return True
+
+    def storage(self, name: str) -> TableStorage | None:
+        """The storage of table ``name`` when this process can write to it, else None
+        (looked up once per table and process; leftovers of a crashed write removed)."""
+        if name in self._storage:
+            return self._storage[name]
+        storage = self._reachable_storage(name)
+        self._storage[name] = storage
+        return storage
+
+    def forget(self, name: str) -> None:
+        """Look the table's storage up again next time (after it was dropped or moved)."""
+        self._storage.pop(name, None)
+
+    def _reachable_storage(self, name: str) -> TableStorage | None:
+        location = self._location(name)
+        if location is None:
+            LOG.info("landing %s through Spark: the table has no location", name)
+            return None
+        try:
+            filesystem, directory = pafs.FileSystem.from_uri(location)
+            info = filesystem.get_file_info(directory)
+        except (pa.ArrowException, OSError, ValueError) as error:
+            LOG.info("landing %s through Spark: %s is out of reach (%s)", name, location, error)
+            return None
+        if info.type != pafs.FileType.Directory:
+            LOG.info("landing %s through Spark: %s is not a directory here", name, location)
+            return None
+        storage = TableStorage(filesystem, directory.rstrip("/"))
+        _remove_leftovers(storage)
+        LOG.info("landing %s as Parquet files written here into %s", name, location)
+        return storage
+
+    def _location(self, name: str) -> str | None:
+        rows = self._spark.sql(f"DESCRIBE TABLE EXTENDED {name}").collect()
+        for row in rows:
+            if str(row[0]).strip() == "Location":
+                return str(row[1]).strip() or None
+        return None
+
+
+def _arrow_schema(columns: Columns) -> pa.Schema | None:
+    fields = []
+    for column, spark_type in columns:
+        arrow = arrow_type(spark_type)
+        if arrow is None:
+            return None
+        fields.append(pa.field(column, arrow))
+    return pa.schema(fields)
+
+
+def _publish(filesystem: pafs.FileSystem, temporary: str, final: str) -> None:
+    """Make a written file part of the table: one rename (atomic on local disks and HDFS;
+    a copy of one object on object stores, which readers see whole or not at all)."""
+    filesystem.move(temporary, final)
+
+
+def _remove_leftovers(storage: TableStorage) -> None:
+    selector = pafs.FileSelector(storage.directory, recursive=False)
+    cutoff = time.time() - LEFTOVER_AGE_SECONDS
+    for info in storage.filesystem.get_file_info(selector):
+        name = info.base_name
+        if not (name.startswith(TEMPORARY_PREFIX) and name.endswith(TEMPORARY_SUFFIX)):
+            continue
+        if info.mtime is None or info.mtime.timestamp() < cutoff:
+            LOG.info("removing %s, left by a landing that did not finish", info.path)
+            _remove_quietly(storage.filesystem, info.path)
+
+
+def _remove_quietly(filesystem: pafs.FileSystem, path: str) -> None:
+    with contextlib.suppress(OSError):  # FileNotFoundError too
+        filesystem.delete_file(path)
