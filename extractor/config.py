@@ -9,6 +9,7 @@ key is refused.
 from __future__ import annotations
 
 import fnmatch
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -31,6 +32,15 @@ _PATTERN = re.compile(r"^[A-Za-z0-9_$#*?]{1,128}$")
 _SPARK_SCHEMA = re.compile(r"^[a-z_][a-z0-9_]{0,127}$")
 
 
+@functools.lru_cache(maxsize=65536)
+def _selection_matches(patterns: tuple[tuple[str, str], ...], owner: str, table: str) -> bool:
+    """Asked for every LogMiner row: cached per (patterns, owner, table)."""
+    return any(
+        fnmatch.fnmatchcase(owner.upper(), o) and fnmatch.fnmatchcase(table.upper(), t)
+        for o, t in patterns
+    )
+
+
 @dataclass(frozen=True)
 class TableSelection:
     """Tables to replicate: ``OWNER.TABLE`` entries, where either part may use ``*`` / ``?``."""
@@ -38,10 +48,7 @@ class TableSelection:
     patterns: tuple[tuple[str, str], ...]
 
     def matches(self, owner: str, table: str) -> bool:
-        return any(
-            fnmatch.fnmatchcase(owner.upper(), o) and fnmatch.fnmatchcase(table.upper(), t)
-            for o, t in self.patterns
-        )
+        return _selection_matches(self.patterns, owner, table)
 
     @property
     def owners(self) -> tuple[str, ...]:

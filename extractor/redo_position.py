@@ -22,6 +22,9 @@ if TYPE_CHECKING:
 # Bit widths of the fields inside a packed position: sequence, block, offset, SSN.
 _WIDTHS = (32, 32, 16, 32)
 _SHIFTS = (80, 48, 32, 0)
+_LIMITS = tuple(2**width for width in _WIDTHS)
+if _SHIFTS != (80, 48, 32, 0):  # packed() spells the shifts out
+    raise AssertionError("packed() is out of step with _SHIFTS")
 
 
 class RedoPosition(NamedTuple):
@@ -48,12 +51,15 @@ class RedoPosition(NamedTuple):
     def packed(self) -> int:
         """One integer in the same order (the staging column ``_redo_pos``); ValueError when
         a field exceeds its width."""
-        number = 0
-        for value, width, shift in zip(self, _WIDTHS, _SHIFTS, strict=True):
-            if not 0 <= value < 2**width:
-                raise ValueError(f"redo position out of range: {tuple(self)}")
-            number |= value << shift
-        return number
+        sequence, block, offset, ssn = self
+        if not (
+            0 <= sequence < _LIMITS[0]
+            and 0 <= block < _LIMITS[1]
+            and 0 <= offset < _LIMITS[2]
+            and 0 <= ssn < _LIMITS[3]
+        ):
+            raise ValueError(f"redo position out of range: {tuple(self)}")
+        return (sequence << 80) | (block << 48) | (offset << 32) | ssn
 
     @classmethod
     def unpacked(cls, number: int) -> RedoPosition:

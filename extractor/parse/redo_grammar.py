@@ -26,6 +26,9 @@ AND = r"\s+(?i:and)\s+"
 ROWID_PREDICATE = r"(?i:ROWID)\s*=\s*'([^']*+)'"
 TABLE = rf"(?:{IDENT_CAP}\s*\.\s*)?{IDENT_CAP}"
 END = r"\s*;?\s*"
+# After an INSERT's closing parenthesis: stray apostrophes are read and ignored, as Debezium
+# reads them (``values ('x')'``, ``values ('x')'';``, ``values ('x');'``: DBZ-4891's test).
+INSERT_END = rf"\s*\)(?:\s*;?\s*'+)?{END}\Z"
 # An alias after the table name: update "O"."T" a set a."C" = ...
 TABLE_ALIAS = r"(?:\s+(?!(?i:set|where)\b)[A-Za-z_][\w$#]*+)?"
 
@@ -36,6 +39,9 @@ INSERT_HEAD = re.compile(
 )
 UPDATE_HEAD = re.compile(rf"\s*(?i:update)\s+{TABLE}{TABLE_ALIAS}\s+(?i:set)\s+")
 DELETE_HEAD = re.compile(rf"\s*(?i:delete\s+from)\s+{TABLE}{TABLE_ALIAS}\s+(?i:where)\s+")
+# A DELETE with no WHERE clause at all (a session with NO_ROWID_IN_STMT, a table whose columns
+# are all LOBs): the row is known only by V$LOGMNR_CONTENTS.ROW_ID. Groups: owner, table.
+DELETE_WITHOUT_WHERE = re.compile(rf"\s*(?i:delete\s+from)\s+{TABLE}{TABLE_ALIAS}{END}\Z")
 
 # The SET clause of an UPDATE with what ends it. Groups: set clause, where keyword.
 SET_CLAUSE = re.compile(rf"({SET_PAIR}(?:\s*,\s*{SET_PAIR})*+)(?:(\s+(?i:where)\s+)|{END}\Z)")
@@ -45,7 +51,7 @@ SET_CLAUSE = re.compile(rf"({SET_PAIR}(?:\s*,\s*{SET_PAIR})*+)(?:(\s+(?i:where)\
 # (nothing skipped) exactly when the lengths of their whole-match groups add up to the
 # length of the rest; the caller checks that, and that only the last item ends it.
 # Groups: whole item, value, separator comma (empty on the last value).
-VALUE_ITEMS = re.compile(rf"({COMMENT}({VALUE})(?:\s*(,)\s*|\s*\){END}\Z))")
+VALUE_ITEMS = re.compile(rf"({COMMENT}({VALUE})(?:\s*(,)\s*|{INSERT_END}))")
 # Groups: whole item, column, value (empty for IS NULL), "and" separator (empty on the
 # last predicate), rowid (only on a final ROWID predicate).
 WHERE_ITEMS = re.compile(

@@ -25,6 +25,7 @@ from extractor.parse.relaxed_quotes import parse_relaxed
 _INSERT_HEAD = g.INSERT_HEAD.match
 _UPDATE_HEAD = g.UPDATE_HEAD.match
 _DELETE_HEAD = g.DELETE_HEAD.match
+_DELETE_WITHOUT_WHERE = g.DELETE_WITHOUT_WHERE.match
 _SET_CLAUSE = g.SET_CLAUSE.match
 _VALUE_ITEMS = g.VALUE_ITEMS.findall
 _WHERE_ITEMS = g.WHERE_ITEMS.findall
@@ -118,7 +119,13 @@ def _update(sql: str) -> ParsedRedo | None:
 def _delete(sql: str) -> ParsedRedo | None:
     head = _DELETE_HEAD(sql)
     if head is None:
-        return None
+        whole = _DELETE_WITHOUT_WHERE(sql)
+        if whole is None:
+            return None
+        owner, table = whole.groups()
+        return ParsedRedo(
+            "DELETE", _identifier(owner), _unquote_identifier(table), _NO_VALUES, _NO_VALUES
+        )
     old, rowid = _where(sql, head.end())
     if old is None:
         return None

@@ -320,7 +320,7 @@ def _decimal_converter(precision: int | None, scale: int) -> Converter:
         quantized = value.quantize(quantum, context=_EXACT)
         if quantized != value or (step is not None and _EXACT.remainder(quantized, step) != 0):
             raise ValueError(f"{value} has more digits after the point than scale {scale}")
-        if abs(quantized) >= limit:
+        if quantized.copy_abs() >= limit:  # exact: abs() would round to 28 digits
             raise ValueError(f"{value} does not fit NUMBER({digits},{scale})")
         return quantized
 

@@ -18,12 +18,14 @@ the same. The restart and handover rules are in ``stream_runner`` and ``snapshot
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 
 from extractor.config import OracdcConfig
 from extractor.land.staging_writer import StagingWriter
+from extractor.parse import implementation as parser_implementation
 from extractor.parse.change_builder import ChangeBuilder
 from extractor.pipeline.fault_points import FaultHook, no_fault
 from extractor.pipeline.lander import Lander
@@ -36,6 +38,8 @@ from extractor.state.checkpoint import Checkpoint, CheckpointStore
 from extractor.state.stats import ExtractorStats
 
 __all__ = ["Extractor", "SnapshotResult", "StreamResult", "open_extractor"]
+
+LOG = logging.getLogger(__name__)
 
 
 class Extractor:
@@ -54,6 +58,7 @@ class Extractor:
         self._store = store
         self.writer = writer
         self.registry = TableRegistry(source, config.tables)
+        LOG.info("SQL_REDO parser: %s", parser_implementation.active())
         self.builder = ChangeBuilder(
             self.registry.lookup,
             self.registry.is_selected,

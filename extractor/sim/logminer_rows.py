@@ -56,9 +56,12 @@ class RedoEvent:
     info: str | None = None  # INFO when not the code's usual one (e.g. INTERNAL DDL)
 
 
-def render_rows(event: RedoEvent, nls: NlsSettings) -> list[LogMinerRow]:
-    """The V$LOGMNR_CONTENTS rows of one event: one row, or a CSF chain."""
-    sql = _sql_redo(event, nls)
+def render_rows(
+    event: RedoEvent, nls: NlsSettings, *, rowid_in_statement: bool = True
+) -> list[LogMinerRow]:
+    """The V$LOGMNR_CONTENTS rows of one event: one row, or a CSF chain (without the
+    ``ROWID = '...'`` predicate in SQL_REDO when not ``rowid_in_statement``)."""
+    sql = _sql_redo(event, nls, rowid_in_statement=rowid_in_statement)
     table = event.table
     is_dml = event.code in (OperationCode.INSERT, OperationCode.UPDATE, OperationCode.DELETE)
     base = {
@@ -139,7 +142,7 @@ def _info(code: OperationCode) -> str | None:
     return None
 
 
-def _sql_redo(event: RedoEvent, nls: NlsSettings) -> str:
+def _sql_redo(event: RedoEvent, nls: NlsSettings, *, rowid_in_statement: bool = True) -> str:
     code = event.code
     if code is OperationCode.REPLICATION_MARKER:
         return ""  # a marker carries no statement (rendered with SQL_REDO NULL)
@@ -153,6 +156,8 @@ def _sql_redo(event: RedoEvent, nls: NlsSettings) -> str:
         raise ValueError(f"DML event without table or ROWID: {event}")
     if code is OperationCode.INSERT:
         return insert_sql(table, event.columns, event.after or {}, nls, empty_lobs=event.empty_lobs)
+    stated_rowid = row_id if rowid_in_statement else None
+    before, after = event.before or {}, event.after or {}
     if code is OperationCode.UPDATE:
-        return update_sql(table, event.columns, event.before or {}, event.after or {}, row_id, nls)
-    return delete_sql(table, event.before or {}, row_id, nls)
+        return update_sql(table, event.columns, before, after, stated_rowid, nls)
+    return delete_sql(table, before, stated_rowid, nls)

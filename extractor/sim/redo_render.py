@@ -157,17 +157,19 @@ def insert_sql(
 
 
 def update_sql(
-    table: TableDef, set_columns: Sequence[str], before: Row, after: Row, rowid: str,
+    table: TableDef, set_columns: Sequence[str], before: Row, after: Row, rowid: str | None,
     nls: NlsSettings,
 ) -> str:  # fmt: skip
+    """``rowid`` None: the session has NO_ROWID_IN_STMT (no ``ROWID = '...'`` predicate; no
+    WHERE at all when nothing else is logged)."""
     sets = ", ".join(f'"{c}" = {literal(table.column(c), after.get(c), nls)}' for c in set_columns)
     where = _where(table, where_columns(table, set_columns), before, rowid, nls)
-    return f"update {_name(table)} set {sets} where {where};"
+    return f"update {_name(table)} set {sets}{where};"
 
 
-def delete_sql(table: TableDef, before: Row, rowid: str, nls: NlsSettings) -> str:
+def delete_sql(table: TableDef, before: Row, rowid: str | None, nls: NlsSettings) -> str:
     where = _where(table, non_lob_columns(table), before, rowid, nls)
-    return f"delete from {_name(table)} where {where};"
+    return f"delete from {_name(table)}{where};"
 
 
 def where_columns(table: TableDef, changed: Iterable[str]) -> list[str]:
@@ -186,7 +188,10 @@ def non_lob_columns(table: TableDef) -> list[str]:
     return [c.name for c in table.columns if column_type(c).kind not in LOB_KINDS]
 
 
-def _where(table: TableDef, columns: Sequence[str], row: Row, rowid: str, nls: NlsSettings) -> str:
+def _where(
+    table: TableDef, columns: Sequence[str], row: Row, rowid: str | None, nls: NlsSettings
+) -> str:
+    """`` where <predicates>``, or nothing when there is no predicate."""
     terms = []
     for name in columns:
         value = row.get(name)
@@ -194,5 +199,6 @@ def _where(table: TableDef, columns: Sequence[str], row: Row, rowid: str, nls: N
             terms.append(f'"{name}" IS NULL')
         else:
             terms.append(f'"{name}" = {literal(table.column(name), value, nls)}')
-    terms.append(f"ROWID = '{rowid}'")
-    return " and ".join(terms)
+    if rowid is not None:
+        terms.append(f"ROWID = '{rowid}'")
+    return " where " + " and ".join(terms) if terms else ""

@@ -176,6 +176,7 @@ TYPES = [
     ("F", "FLOAT", 63, None),
     ("D2", "NUMBER", 12, 2),
     ("D0", "NUMBER", 10, 0),
+    ("D38", "NUMBER", 38, 0),
     ("DN", "NUMBER", 8, -2),
     ("BD", "BINARY_DOUBLE", None, None),
     ("BF", "BINARY_FLOAT", None, None),
@@ -205,6 +206,7 @@ number_texts = st.one_of(
     st.from_regex(r"[-+]?[0-9]{0,14}(\.[0-9]{0,6})?", fullmatch=True),
     st.sampled_from(["-0", "-0.00", ".5", "-.5", "007.50", "1e5", "1.5E+10", "Nan", "-Inf"]),
     st.sampled_from(["9999999999.99", "10000000000", "1,5", " 1", "1_0", "''", "99999999"]),
+    st.integers(26, 40).map(lambda n: "9" * n),  # past 28 digits: limits checked exactly
 )
 
 
@@ -251,7 +253,7 @@ def typed_literals(draw: st.DrawFn, column: str) -> str:
         if choice == 3:
             return draw(st.sampled_from(SPECIAL_DATETIMES))
         return draw(st.sampled_from(["TO_DSINTERVAL('+01 02:03:04.5')", "EMPTY_BLOB()", "'1'"]))
-    if column in ("N", "F", "D2", "D0", "DN", "BD", "BF"):
+    if column in ("N", "F", "D2", "D0", "D38", "DN", "BD", "BF"):
         text = draw(number_texts)
         return text if draw(st.booleans()) and text[:1] != "'" else f"'{text}'"
     if column in FAMILY_FUNCTION:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from extractor.parse import Literal, LiteralKind, parse_redo
+from extractor.parse import Literal, LiteralKind, RedoParseError, parse_redo
 
 
 def raw(literals: dict[str, Literal] | object) -> dict[str, str | None]:
@@ -161,3 +161,40 @@ def test_long_string_value_is_read_whole() -> None:
     parsed = parse_redo(f"""insert into "O"."T"("A") values ({quoted})""")
     assert parsed.new["A"].string_value() == value
     assert parsed.recovered_quotes is False
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        'delete from "S"."T";',
+        'delete from "S"."T"',
+        'DELETE FROM "S"."T" a ;',
+    ],
+)
+def test_a_delete_without_where_carries_no_values(sql: str) -> None:
+    """What a session with NO_ROWID_IN_STMT writes for a table of LOB columns only (the row
+    is known by V$LOGMNR_CONTENTS.ROW_ID; Debezium reads it too: DBZ-3235)."""
+    parsed = parse_redo(sql)
+    assert (parsed.operation, parsed.owner, parsed.table) == ("DELETE", "S", "T")
+    assert (dict(parsed.new), dict(parsed.old), parsed.rowid) == ({}, {}, None)
+
+
+@pytest.mark.parametrize("tail", ["'", "'';", ";'", " ' ", "'''"])
+def test_stray_apostrophes_after_the_values_list_are_ignored(tail: str) -> None:
+    """Debezium's DBZ-4891 test reads ``values (...)'``; so do we."""
+    parsed = parse_redo('insert into "S"."T"("A","B") values (\'x\',\'y\'\'\')' + tail)
+    assert parsed.new == {"A": Literal("'x'"), "B": Literal("'y'''")}
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        'delete from "S"."T" where;',
+        'delete from "S"."T" a b;',
+        'insert into "S"."T"("A") values (\'x\'))',
+        'insert into "S"."T"("A") values (\'x\')\' x',
+    ],
+)
+def test_what_still_does_not_parse(sql: str) -> None:
+    with pytest.raises(RedoParseError):
+        parse_redo(sql)

@@ -58,6 +58,27 @@ def test_number_too_large_for_its_precision_is_rejected() -> None:
         typed("'1000'", col("NUMBER", 5, 2))
 
 
+def _typed_in_a_row(text: str, column: ColumnDef) -> object:
+    """Through typed_row, the path the compiled typer takes too (conftest runs both)."""
+    table = TableDef("S", "T", (column,))
+    parsed = parse_redo(f'insert into "S"."T"("{column.name}") values ({text});')
+    return typed_row(parsed, table, NLS).new[column.name]
+
+
+@pytest.mark.parametrize("precision", [38, 29, None])
+def test_a_number_of_all_nines_fits_its_precision_exactly(precision: int | None) -> None:
+    """38 nines fit NUMBER(38): the limit check is exact, not rounded to 28 digits (found
+    by review: ``abs()`` under the default decimal context refused these values)."""
+    digits = 38 if precision is None else precision
+    nines = "9" * digits
+    for text in (f"'{nines}'", f"'-{nines}'"):
+        assert _typed_in_a_row(text, col("NUMBER", precision, 0)) == Decimal(text.strip("'"))
+    with pytest.raises(ValueTypingError, match="does not fit"):
+        _typed_in_a_row(f"'1{'0' * digits}'", col("NUMBER", precision, 0))
+    fraction = f"{'9' * (digits - 2)}.5"
+    assert _typed_in_a_row(f"'{fraction}'", col("NUMBER", digits, 1)) == Decimal(fraction)
+
+
 def test_number_with_more_digits_than_its_scale_is_rejected() -> None:
     with pytest.raises(ValueTypingError):
         typed("'1.005'", col("NUMBER", 5, 2))
