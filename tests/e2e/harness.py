@@ -149,6 +149,9 @@ def _workload(case: HarnessCase) -> tuple[SimDatabase, WorkloadRunner, bool]:
     db.thread_order_varies = (
         threads > 1 and random.Random(f"thread-order-{case.seed}").random() < 0.5
     )
+    # A third of the seeds: SQL_REDO without ROWID predicates (NO_ROWID_IN_STMT); rows are
+    # known by V$LOGMNR_CONTENTS.ROW_ID only. Own random stream.
+    db.rowid_in_statements = random.Random(f"no-rowid-{case.seed}").random() >= 1 / 3
     # Half the seeds: redo trails the current SCN (LGWR not yet written) until a log switch.
     db.redo_write_lag_scns = random.Random(f"redo-lag-{case.seed}").choice((0, 25))
     # Half the seeds: row-moving DDL (MOVE / SHRINK SPACE: re-snapshots) and TRUNCATEs.
