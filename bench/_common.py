@@ -54,7 +54,17 @@ def cpu_probe_seconds(repeat: int = 3) -> float:
 
 
 def peak_rss_mb() -> float:
-    """Peak resident set size of this Python process so far (MiB; the JVM is not included)."""
+    """Peak resident set size of this Python process so far (MiB; the JVM is not included).
+
+    From VmHWM in /proc (reset when the process execs), not ``ru_maxrss``: Linux carries
+    ``ru_maxrss`` over fork and exec, so a child started by a parent that had read a large
+    file reported the parent's peak (seen: 1,647 MB for a child whose own peak was 372 MB)."""
+    try:
+        for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 

@@ -1,7 +1,7 @@
 """Extract + land throughput: a recorded replay bundle into the Spark staging tables.
 
     .venv/bin/python bench/extract_land_bench.py --rows 100k,1M [--repeat 2] [--tables 5]
-        [--parsers compiled,python]
+        [--parsers compiled,python] [--landings auto,spark]
 
 For each row count: a simulated workload over ``--tables`` tables is recorded once as a
 replay bundle under ``bench/results/bundles/`` (reused by later runs; generation and
@@ -12,16 +12,19 @@ source, ``Extractor.snapshot`` then ``Extractor.stream_once``) and times the pha
 - ``read``: every call into the source (loading and decoding the bundle, serving rows);
 - ``parse+type``: ``ChangeBuilder.build`` (SQL_REDO parsing, value typing, change rows);
 - ``arrow``: ``change_batch`` (change rows to an Arrow table);
-- ``spark``: ``StagingWriter.append`` (Arrow into the Parquet staging table);
+- ``spark``: ``StagingWriter.append`` (Arrow into the Parquet staging table: a file written
+  by pyarrow, or a Spark append);
 - ``assemble+loop``: the rest of ``stream_once``: CSF joining, transaction assembly,
   checkpoints and stats.
 
 Each measurement runs once per ``--parsers`` entry: ``compiled`` (the C extension, when
 built) and ``python`` (``ORACDC_PARSER=python``, the pure-Python reference), in the same run.
-The I/O floor is what pyarrow alone needs for the same bundle: read ``logminer.jsonl`` and
-write it as one Parquet file (``io_floor_s``); ``vs_floor`` is our total over it.
+``--landings`` does the same for ``spark.landing`` (``auto``: Parquet files written by
+pyarrow; ``spark``: appends through Spark). The I/O floor is what pyarrow alone needs for the
+same bundle: read ``logminer.jsonl`` and write it as one Parquet file (``io_floor_s``);
+``vs_floor`` is our total over it.
 
-Peak RSS is the Python process's (``ru_maxrss``; the JVM is another process), so the 100k
+Peak RSS is the Python process's (VmHWM; the JVM is another process), so the 100k
 and 1M runs show whether memory grows with rows.
 """
 
@@ -93,7 +96,9 @@ def record(rows: int, tables: int, seed: int, out: Path) -> dict[str, Any]:
     return meta
 
 
-def measure(bundle: Path, work: Path, *, profile: Path | None = None) -> dict[str, Any]:
+def measure(
+    bundle: Path, work: Path, *, profile: Path | None = None, landing: str = "auto"
+) -> dict[str, Any]:
     """Stream the whole bundle into fresh staging tables under ``work``; phase seconds."""
     from extractor.config import config_from_mapping
     from extractor.lakehouse.spark_session import get_spark
@@ -107,6 +112,7 @@ def measure(bundle: Path, work: Path, *, profile: Path | None = None) -> dict[st
             "tables": ["SIM.*"],
             "data_dir": str(work / "data"),
             "staging_schema": "bench_staging",
+            "spark": {"landing": landing},
         },
         base_dir=work,
     )
@@ -153,6 +159,7 @@ def measure(bundle: Path, work: Path, *, profile: Path | None = None) -> dict[st
         **{f"{name}_s": phases[name] for name in PHASES},
         "rss_before_mb": round(rss_before),
         "parser": "compiled" if implementation.compiled else "python",
+        "landing": landing,
         "peak_rss_mb": round(peak_rss_mb()),
     }
 
@@ -175,11 +182,16 @@ def io_floor_seconds(bundle: Path) -> float:
 
 
 def run_child(
-    rows: int, tables: int, seed: int, profile: Path | None, parser: str = "compiled"
+    rows: int,
+    tables: int,
+    seed: int,
+    profile: Path | None,
+    parser: str = "compiled",
+    landing: str = "auto",
 ) -> dict[str, Any]:
     """One measurement in a fresh Python process (its own peak RSS, its own JVM)."""
     command = [sys.executable, __file__, "--child", "--rows", str(rows), "--tables", str(tables)]
-    command += ["--seed", str(seed)]
+    command += ["--seed", str(seed), "--landings", landing]
     if profile is not None:
         command += ["--profile", str(profile)]
     environment = {**os.environ, "ORACDC_PARSER": parser}
@@ -203,13 +215,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--parsers", default="compiled,python", help="parser implementations to measure"
     )
+    parser.add_argument(
+        "--landings", default="auto", help="spark.landing modes to measure (auto,spark)"
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     counts = parse_counts(args.rows)
     if args.child:
         bundle = bundle_dir(counts[0], args.tables, args.seed, args.bundles)
         with tempfile.TemporaryDirectory(prefix="oracdc-extract-bench-") as work:
-            print(json.dumps(measure(bundle, Path(work), profile=args.profile)))
+            landing = args.landings.split(",")[0]
+            print(json.dumps(measure(bundle, Path(work), profile=args.profile, landing=landing)))
         return 0
     run = BenchRun("extract_land", vars(args))
     for rows in counts:
@@ -221,16 +237,23 @@ def main(argv: list[str] | None = None) -> int:
             continue
         floor = io_floor_seconds(bundle)
         for attempt in range(1, args.repeat + 1):
-            for parser_name in args.parsers.split(","):
-                measured = run_child(rows, args.tables, args.seed, args.profile, parser_name)
+            variants = [
+                (parser_name, landing)
+                for landing in args.landings.split(",")
+                for parser_name in args.parsers.split(",")
+            ]
+            for parser_name, landing in variants:
+                measured = run_child(
+                    rows, args.tables, args.seed, args.profile, parser_name, landing
+                )
                 vs_floor = round(measured["total_s"] / floor, 1)
                 row = run.add(
                     rows=rows, run=attempt, **meta, **measured, io_floor_s=round(floor, 2),
                     vs_floor=vs_floor,
                 )  # fmt: skip
-                shown = ["rows", "run", "parser", "rows_per_s", "peak_rss_mb"]
+                shown = ["rows", "run", "parser", "landing", "rows_per_s", "peak_rss_mb"]
                 print(format_table([row], shown), flush=True)
-    columns = ["rows", "run", "parser", "change_rows", "total_s", "rows_per_s"]
+    columns = ["rows", "run", "parser", "landing", "change_rows", "total_s", "rows_per_s"]
     columns += [f"{name}_s" for name in PHASES] + ["io_floor_s", "vs_floor"]
     columns += ["peak_rss_mb", "load_1m", "cpu_probe_s"]
     print(format_table(run.rows, columns))
