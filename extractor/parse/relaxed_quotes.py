@@ -3,17 +3,29 @@
 LogMiner sometimes writes ``'O'Brien'`` instead of ``'O''Brien'``. A string literal can
 then only be delimited by what may follow it in the grammar: a closing quote must be
 followed by ``,``, ``)``, `` and ``, `` where``, ``;`` or the end of the statement, and the
-rest of the statement must still parse, with as many values as columns (INSERT) and only
-column names the dictionary knows (when the table is given). This module enumerates every
-reading that satisfies those rules: exactly one is a recovery, none or several is a
-:class:`RedoParseError`.
+rest of the statement must still parse, with as many values as columns (INSERT), only
+column names the dictionary knows (when the table is given), no column twice in a clause,
+and the columns the table's supplemental logging guarantees in an UPDATE's or DELETE's
+WHERE clause. Among the readings that satisfy those rules the one with the most columns
+wins (Debezium's choice: a closing quote ends a value where it can); two readings with the
+most columns, or none, are a :class:`RedoParseError`.
+
+The readings form a graph whose nodes are (what comes next, position): every way to read
+the rest of the statement from a node is the same whichever way the node was reached. The
+search reads each node once and keeps, per node, the most items any reading of the rest
+has and how many readings reach it (``_Best``): linear in the nodes and their edges. The
+rules that depend on the whole reading (no column twice, the logged columns) are checked on
+the best reading; when it breaks them, or two readings tie, an exhaustive enumeration of
+the readings (bounded by ``MAX_STEPS``) decides.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterator, Mapping
 from enum import Enum, auto
+from typing import NamedTuple
 
 from extractor.dictionary import TableDef
 from extractor.errors import RedoParseError
@@ -21,8 +33,13 @@ from extractor.parse import redo_grammar as g
 from extractor.parse.literals import IS_NULL_LITERAL, Literal
 from extractor.parse.redo_statement import Operation, ParsedRedo
 
-# Reading more than this many partial states means the text is hopelessly ambiguous.
+# Enumerating more than this many partial readings means the text is hopelessly ambiguous.
 MAX_STEPS = 5_000
+# Reading a graph with more edges than this: the same. Each value may end at every later
+# possible closing quote, so the edges grow with the square of the values: an UPDATE of
+# 1,000 columns (Oracle's limit before 23ai) with an undoubled apostrophe in every value has
+# ~1.1 million and takes ~1.7 s.
+MAX_EDGES = 2_000_000
 
 _INSERT_HEAD = g.INSERT_HEAD
 _UPDATE_HEAD = g.UPDATE_HEAD
@@ -66,8 +83,27 @@ class _Section(Enum):
     WHERE = auto()
 
 
-# A reading in progress: items as a linked list (previous, (section, column, literal)).
-_Items = tuple["_Items", tuple[_Section, str, Literal]] | None
+class _Value(NamedTuple):
+    """A value's text ``sql[start:end]``; ``relaxed``: a string whose inner apostrophes
+    are to be doubled (its literal is built only for the reading returned)."""
+
+    start: int
+    end: int
+    relaxed: bool
+
+
+_IS_NULL = _Value(-1, -1, False)  # the IS NULL predicate
+# An item of a reading: section, column (quoted name; the value's index for INSERT), value.
+_Item = tuple[_Section, str, _Value]
+# A reading in progress: items as a linked list (previous, item).
+_Items = tuple["_Items", _Item] | None
+# Where a reading stands: what comes next, position, values read (INSERT), pending column.
+_Node = tuple[str, int, int, str]
+# A step from a node: the next node (None: the reading ends), the item read, the ROWID.
+_Move = tuple[_Node | None, _Item | None, str | None]
+# Per node, for the rest of the statement: most items of a reading (-1: none), readings
+# with that many (capped at 2), and the first move of one of them.
+_Best = tuple[int, int, _Move | None]
 
 
 def parse_relaxed(
@@ -75,7 +111,8 @@ def parse_relaxed(
     table: TableDef | None,
     tables: Mapping[tuple[str | None, str], TableDef] | None = None,
 ) -> ParsedRedo:
-    """The one reading of ``sql`` that tolerates undoubled apostrophes, or an error.
+    """The reading of ``sql`` with the most columns that tolerates undoubled apostrophes,
+    or an error.
 
     Column names are checked against ``table``, or else against the entry of ``tables``
     named by the statement, when either is given."""
@@ -83,11 +120,17 @@ def parse_relaxed(
     readings = reader.readings()
     if not readings:
         raise RedoParseError("statement does not follow the SQL_REDO grammar", sql, reader.furthest)
-    if len(readings) > 1:
+    most = max(_columns(reading) for reading in readings)
+    best = [reading for reading in readings if _columns(reading) == most]
+    if len(best) > 1:
         raise RedoParseError(
             "ambiguous: an undoubled apostrophe allows more than one split", sql, reader.first_quote
         )
-    return readings[0]
+    return best[0]
+
+
+def _columns(reading: ParsedRedo) -> int:
+    return len(reading.new) + len(reading.old)
 
 
 class _Reader:
@@ -102,16 +145,21 @@ class _Reader:
         self.tables = tables
         self.known_columns: frozenset[str] | None = None
         self.required_old: frozenset[str] = frozenset()
+        self.column_count = 0
         trailing_rowid = _TRAILING_ROWID.search(sql)
         # A string never swallows the final ROWID predicate.
         self.string_limit = trailing_rowid.start() if trailing_rowid else len(sql)
+        # Every position right after a quote where a relaxed string may end (one pass).
+        self.string_ends = [
+            close + 1
+            for close in _quote_positions(sql, self.string_limit)
+            if _STRING_END.match(sql, close + 1)
+        ]
         self.furthest = 0
         self.first_quote = len(sql)
-        self.steps = 0
 
     def readings(self) -> list[ParsedRedo]:
         sql = self.sql
-        found: list[ParsedRedo] = []
         heads: tuple[tuple[re.Pattern[str], Operation], ...] = (
             (_INSERT_HEAD, "INSERT"),
             (_UPDATE_HEAD, "UPDATE"),
@@ -133,109 +181,234 @@ class _Reader:
             columns: list[str] = []
             if operation == "INSERT":
                 columns = [_unquote(c) or "" for c in g.COLUMN_NAMES.findall(match.group(3))]
-            for items, rowid in self._walk(operation, match.end(), len(columns)):
-                if self.required_old and not self.required_old <= _where_columns(items):
-                    continue
-                found.append(_reading(operation, owner, table, columns, items, rowid))
-                if len(found) > 1:
-                    return found
-            return found
+            self.column_count = len(columns)
+            first_state = {"INSERT": "insert_value", "UPDATE": "set_column", "DELETE": "where"}
+            start: _Node = (first_state[operation], match.end(), 0, "")
+            count, items, rowid = self._best(start)
+            if count == 0:
+                return []
+            if count == 1 and self._valid(items):
+                return [self._reading(operation, owner, table, columns, items, rowid)]
+            return [
+                self._reading(operation, owner, table, columns, items, rowid)
+                for items, rowid in self._walk(start)
+                if self._valid(items)
+            ]
         for prefix in _HEAD_PREFIXES:
             partial = prefix.match(sql)
             if partial:
                 self._reach(partial.end())
-        return found
+        return []
 
-    def _walk(
-        self, operation: str, start: int, column_count: int
-    ) -> Iterator[tuple[_Items, str | None]]:
-        # Depth-first over (state, position, items, count); states name what comes next.
-        first_state = {"INSERT": "insert_value", "UPDATE": "set_column", "DELETE": "where"}
-        stack: list[tuple[str, int, _Items, int, str]] = [
-            (first_state[operation], start, None, 0, "")
-        ]
-        sql = self.sql
+    def _best(self, start: _Node) -> tuple[int, _Items, str | None]:
+        """How many readings have the most items (0, 1, or 2 for two or more), and the
+        reading and its ROWID when one has (rules on the whole reading not checked). Each
+        node is read once: ``best`` holds the answer for the rest of the statement."""
+        best: dict[_Node, _Best] = {}
+        moves: dict[_Node, list[_Move]] = {}
+        edges = 0
+        stack: list[_Node] = [start]
         while stack:
-            state, pos, items, count, column = stack.pop()
-            self.steps += 1
-            if self.steps > MAX_STEPS:
-                raise RedoParseError("too many possible splits to decide", sql, self.first_quote)
-            self._reach(pos)
-            if state == "insert_value":
-                for text, end in self._values(pos):
-                    node = (items, (_Section.INSERT, str(count), Literal(text)))
-                    if count + 1 < column_count:
-                        comma = _COMMA.match(sql, end)
-                        if comma:
-                            stack.append(("insert_value", comma.end(), node, count + 1, ""))
-                    elif count + 1 == column_count and _INSERT_END.match(sql, end):
-                        yield node, None
-            elif state == "set_column":
-                match = _SET_COLUMN.match(sql, pos)
-                if match and self._known(match.group(1)):
-                    stack.append(("set_value", match.end(), items, count, match.group(1)))
-            elif state == "set_value":
-                for text, end in self._values(pos):
-                    node = (items, (_Section.SET, column, Literal(text)))
-                    comma = _COMMA.match(sql, end)
-                    if comma:
-                        stack.append(("set_column", comma.end(), node, count, ""))
-                    where = _WHERE_KEYWORD.match(sql, end)
-                    if where:  # LogMiner always writes a WHERE clause for an UPDATE
-                        stack.append(("where", where.end(), node, count, ""))
-            elif state == "where":
-                rowid = _ROWID_END.match(sql, pos)
-                if rowid:
-                    yield items, rowid.group(1)
-                match = _WHERE_COLUMN.match(sql, pos)
-                if match and self._known(match.group(1)):
-                    if match.group(2):
-                        stack.append(("where_value", match.end(), items, count, match.group(1)))
-                    else:
-                        node = (items, (_Section.WHERE, match.group(1), IS_NULL_LITERAL))
-                        yield from self._after_where_value(node, match.end(), stack)
-            elif state == "where_value":
-                for text, end in self._values(pos):
-                    node = (items, (_Section.WHERE, column, Literal(text)))
-                    yield from self._after_where_value(node, end, stack)
+            node = stack[-1]
+            if node in best:
+                stack.pop()
+                continue
+            if node not in moves:
+                moves[node] = self._moves(node)
+                edges += len(moves[node])
+                if edges > MAX_EDGES:
+                    raise self._too_many()
+                pending = [n for n, _, _ in moves[node] if n is not None and n not in best]
+                if pending:
+                    stack.extend(pending)
+                    continue
+            stack.pop()
+            best[node] = _best_move(moves[node], best)
+        most, count, move = best[start]
+        if most < 0:
+            return 0, None, None
+        if count > 1:
+            return 2, None, None
+        reading: _Items = None
+        while move is not None:
+            following, item, rowid = move
+            if item is not None:
+                reading = (reading, item)
+            if following is None:
+                return 1, reading, rowid
+            move = best[following][2]
+        raise AssertionError("a best reading that does not end")
 
-    def _after_where_value(
-        self, node: _Items, end: int, stack: list[tuple[str, int, _Items, int, str]]
-    ) -> Iterator[tuple[_Items, str | None]]:
+    def _walk(self, start: _Node) -> Iterator[tuple[_Items, str | None]]:
+        """Every reading, depth first (bounded by MAX_STEPS)."""
+        stack: list[tuple[_Node, _Items]] = [(start, None)]
+        steps = 0
+        while stack:
+            node, items = stack.pop()
+            steps += 1
+            if steps > MAX_STEPS:
+                raise self._too_many()
+            for next_node, item, rowid in self._moves(node):
+                reading = items if item is None else (items, item)
+                if next_node is None:
+                    yield reading, rowid
+                else:
+                    stack.append((next_node, reading))
+
+    def _moves(self, node: _Node) -> list[_Move]:
+        """The steps the grammar allows from ``node``."""
+        state, pos, count, column = node
+        sql = self.sql
+        self._reach(pos)
+        moves: list[_Move] = []
+        if state == "insert_value":
+            for value in self._values(pos):
+                item = (_Section.INSERT, str(count), value)
+                if count + 1 < self.column_count:
+                    comma = _COMMA.match(sql, value.end)
+                    if comma:
+                        moves.append((("insert_value", comma.end(), count + 1, ""), item, None))
+                elif count + 1 == self.column_count and _INSERT_END.match(sql, value.end):
+                    moves.append((None, item, None))
+        elif state == "set_column":
+            match = _SET_COLUMN.match(sql, pos)
+            if match and self._known(match.group(1)):
+                moves.append((("set_value", match.end(), 0, match.group(1)), None, None))
+        elif state == "set_value":
+            for value in self._values(pos):
+                item = (_Section.SET, column, value)
+                comma = _COMMA.match(sql, value.end)
+                if comma:
+                    moves.append((("set_column", comma.end(), 0, ""), item, None))
+                where = _WHERE_KEYWORD.match(sql, value.end)
+                if where:  # LogMiner always writes a WHERE clause for an UPDATE
+                    moves.append((("where", where.end(), 0, ""), item, None))
+        elif state == "where":
+            rowid = _ROWID_END.match(sql, pos)
+            if rowid:
+                moves.append((None, None, rowid.group(1)))
+            match = _WHERE_COLUMN.match(sql, pos)
+            if match and self._known(match.group(1)):
+                if match.group(2):
+                    moves.append((("where_value", match.end(), 0, match.group(1)), None, None))
+                else:
+                    item = (_Section.WHERE, match.group(1), _IS_NULL)
+                    moves += self._after_where_value(item, match.end())
+        elif state == "where_value":
+            for value in self._values(pos):
+                moves += self._after_where_value((_Section.WHERE, column, value), value.end)
+        return moves
+
+    def _after_where_value(self, item: _Item, end: int) -> list[_Move]:
+        moves: list[_Move] = []
         conjunction = _AND.match(self.sql, end)
         if conjunction:
-            stack.append(("where", conjunction.end(), node, 0, ""))
+            moves.append((("where", conjunction.end(), 0, ""), item, None))
         if _END.match(self.sql, end):
-            yield node, None
+            moves.append((None, item, None))
+        return moves
 
-    def _values(self, pos: int) -> list[tuple[str, int]]:
+    def _values(self, pos: int) -> list[_Value]:
         """Every way a value can start at ``pos``: the strict literal, and each closing
         quote a relaxed string could end at."""
         sql = self.sql
-        candidates: list[tuple[str, int]] = []
+        candidates: list[_Value] = []
         strict = _VALUE.match(sql, pos)
         if strict:
-            candidates.append((strict.group(1), strict.end()))
+            candidates.append(_Value(strict.start(1), strict.end(1), False))
         comment = _COMMENT.match(sql, pos)
         start = comment.end() if comment else pos
         if start < len(sql) and sql[start] == "'":
             self.first_quote = min(self.first_quote, start)
-            close = sql.find("'", start + 1)
-            while close != -1 and close < self.string_limit:
-                end = close + 1
-                if _STRING_END.match(sql, end) and not (strict and end == strict.end()):
-                    content = sql[start + 1 : close].replace("''", "'")
-                    candidates.append(("'" + content.replace("'", "''") + "'", end))
-                close = sql.find("'", end)
+            ends = self.string_ends
+            for end in ends[bisect_right(ends, start + 1) :]:
+                if not (strict and end == strict.end()):
+                    candidates.append(_Value(start, end, True))
         return candidates
+
+    def _valid(self, items: _Items) -> bool:
+        """No column twice in a clause, and the logged columns in the WHERE clause."""
+        seen: dict[_Section, set[str]] = {_Section.SET: set(), _Section.WHERE: set()}
+        while items is not None:
+            items, (section, column, _) = items
+            if section is _Section.INSERT:
+                continue
+            name = _unquote(column) or ""
+            if name in seen[section]:
+                return False
+            seen[section].add(name)
+        return self.required_old <= seen[_Section.WHERE]
+
+    def _reading(
+        self,
+        operation: Operation,
+        owner: str | None,
+        table: str,
+        columns: list[str],
+        items: _Items,
+        rowid: str | None,
+    ) -> ParsedRedo:
+        ordered: list[_Item] = []
+        while items is not None:
+            items, item = items
+            ordered.append(item)
+        ordered.reverse()
+        new: dict[str, Literal] = {}
+        old: dict[str, Literal] = {}
+        for section, column, value in ordered:
+            literal = self._literal(value)
+            if section is _Section.INSERT:
+                new[columns[int(column)]] = literal
+            elif section is _Section.SET:
+                new[_unquote(column) or ""] = literal
+            else:
+                old[_unquote(column) or ""] = literal
+        return ParsedRedo(operation, owner, table, new, old, rowid, recovered_quotes=True)
+
+    def _literal(self, value: _Value) -> Literal:
+        if value is _IS_NULL:
+            return IS_NULL_LITERAL
+        text = self.sql[value.start : value.end]
+        if not value.relaxed:
+            return Literal(text)
+        content = text[1:-1].replace("''", "'")
+        return Literal("'" + content.replace("'", "''") + "'")
 
     def _known(self, quoted_name: str) -> bool:
         if self.known_columns is None:
             return True
         return (_unquote(quoted_name) or "") in self.known_columns
 
+    def _too_many(self) -> RedoParseError:
+        return RedoParseError("too many possible splits to decide", self.sql, self.first_quote)
+
     def _reach(self, pos: int) -> None:
         self.furthest = max(self.furthest, pos)
+
+
+def _best_move(moves: list[_Move], best: Mapping[_Node, _Best]) -> _Best:
+    most, paths, choice = -1, 0, None
+    for move in moves:
+        node, item, _ = move
+        if node is None:
+            items, readings = 0, 1
+        else:
+            items, readings, _ = best[node]
+            if items < 0:
+                continue
+        items += item is not None
+        if items > most:
+            most, paths, choice = items, readings, move
+        elif items == most:
+            paths = min(paths + readings, 2)
+    return most, paths, choice
+
+
+def _quote_positions(sql: str, limit: int) -> Iterator[int]:
+    position = sql.find("'")
+    while position != -1 and position < limit:
+        yield position
+        position = sql.find("'", position + 1)
 
 
 def _logged_columns(table: TableDef) -> frozenset[str]:
@@ -248,40 +421,6 @@ def _logged_columns(table: TableDef) -> frozenset[str]:
     if table.supplemental_logging == "PRIMARY KEY":
         return frozenset(table.primary_key)
     return frozenset()
-
-
-def _where_columns(items: _Items) -> frozenset[str]:
-    names: set[str] = set()
-    while items is not None:
-        items, (section, column, _) = items
-        if section is _Section.WHERE:
-            names.add(_unquote(column) or "")
-    return frozenset(names)
-
-
-def _reading(
-    operation: Operation,
-    owner: str | None,
-    table: str,
-    columns: list[str],
-    items: _Items,
-    rowid: str | None,
-) -> ParsedRedo:
-    ordered: list[tuple[_Section, str, Literal]] = []
-    while items is not None:
-        items, item = items
-        ordered.append(item)
-    ordered.reverse()
-    new: dict[str, Literal] = {}
-    old: dict[str, Literal] = {}
-    for section, column, literal in ordered:
-        if section is _Section.INSERT:
-            new[columns[int(column)]] = literal
-        elif section is _Section.SET:
-            new[_unquote(column) or ""] = literal
-        else:
-            old[_unquote(column) or ""] = literal
-    return ParsedRedo(operation, owner, table, new, old, rowid, recovered_quotes=True)
 
 
 def _unquote(name: str | None) -> str | None:

@@ -7,7 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from extractor.dictionary import ColumnDef, TableDef
-from extractor.parse import RedoParseError, parse_redo
+from extractor.parse import RedoParseError, parse_redo, relaxed_quotes
+from extractor.parse.relaxed_quotes import parse_relaxed
 
 
 def table(*names: str, key: tuple[str, ...] = ()) -> TableDef:
@@ -45,10 +46,12 @@ def test_update_set_value_with_apostrophe_and_comma() -> None:
     assert parsed.rowid == "R"
 
 
-def test_where_value_before_and_is_ambiguous_without_a_dictionary() -> None:
-    # 'O'Brien' and "ID" = '2' could also be the whole value of N.
-    with pytest.raises(RedoParseError, match="ambiguous"):
-        parse_redo("""delete from "O"."T" where "N" = 'O'Brien' and "ID" = '2'""")
+def test_where_value_before_and_is_read_as_more_columns() -> None:
+    # 'O'Brien' and "ID" = '2' could also be the whole value of N: the reading with more
+    # columns wins (Debezium's choice: a closing quote ends a value where it can).
+    parsed = parse_redo("""delete from "O"."T" where "N" = 'O'Brien' and "ID" = '2'""")
+    assert parsed.old["N"].string_value() == "O'Brien"
+    assert parsed.old["ID"].string_value() == "2"
 
 
 def test_logged_primary_key_in_where_decides_the_split() -> None:
@@ -64,11 +67,25 @@ def test_trailing_rowid_predicate_is_never_part_of_a_value() -> None:
     assert parsed.rowid == "AAAB"
 
 
-def test_ambiguous_split_raises_instead_of_guessing() -> None:
-    # "a', "B" = 'b" could be one value of A, or A = a and B = b.
+def test_a_split_that_gives_more_columns_wins() -> None:
+    # "x'y', "B" = 'b'" could be one value of A, or A = x'y and B = b'.
     sql = """update "O"."T" set "A" = 'x'y', "B" = 'b'' where "ID" = '1'"""
+    parsed = parse_redo(sql)
+    assert parsed.new["A"].string_value() == "x'y"
+    assert parsed.new["B"].string_value() == "b'"
+
+
+def test_two_readings_with_as_many_columns_are_ambiguous() -> None:
+    # Two values: ('a','b' , 'c') or ('a' , 'b','c').
     with pytest.raises(RedoParseError, match="ambiguous"):
-        parse_redo(sql)
+        parse_redo("""insert into "O"."T"("A","B") values ('a','b','c')""")
+
+
+def test_a_split_that_names_a_column_twice_is_not_a_reading() -> None:
+    sql = """update "O"."T" set "A" = 'it', "A" = 'x'' where "ID" = '1'"""
+    parsed = parse_redo(sql)
+    assert parsed.new == {"A": parsed.new["A"]}
+    assert parsed.new["A"].string_value() == """it', "A" = 'x'"""  # '' is one apostrophe
 
 
 def test_dictionary_column_names_remove_an_ambiguity() -> None:
@@ -112,3 +129,54 @@ def test_hopelessly_ambiguous_text_raises_quickly_instead_of_searching_forever()
     values = ",".join(["'x'y'"] * 10 + ["'a','b'"] * 60)
     with pytest.raises(RedoParseError):
         parse_redo(f"""insert into "O"."T"({columns}) values ({values})""")
+
+
+# The graph search against the plain enumeration of every reading: same reading, or same
+# error, on statements built from fragments that make undoubled apostrophes ambiguous.
+FRAGMENTS = ["a", "b", "'", "', ", "' and ", ", ", " and ", '"A" = ', '"B" = ', "x'y", "''"]
+fragment_values = st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=5).map("".join)
+
+
+@st.composite
+def ambiguous_statements(draw: st.DrawFn) -> str:
+    values = draw(st.lists(fragment_values, min_size=1, max_size=4))
+    names = ["A", "B", "ID", "N"][: len(values)]
+    kind = draw(st.sampled_from(["insert", "update", "delete"]))
+    if kind == "insert":
+        columns = ",".join(f'"{n}"' for n in names)
+        return f"""insert into "O"."T"({columns}) values ({",".join(f"'{v}'" for v in values)})"""
+    predicates = " and ".join(f""""{n}" = '{v}'""" for n, v in zip(names, values, strict=True))
+    if kind == "delete":
+        return f'delete from "O"."T" where {predicates}'
+    return f"""update "O"."T" set "N" = '{draw(fragment_values)}' where {predicates}"""
+
+
+def _outcome(sql: str, table: TableDef | None) -> object:
+    try:
+        parsed = parse_relaxed(sql, table)
+    except RedoParseError as error:
+        return ("error", str(error).split(" at position")[0].split("(")[-1])
+    return (parsed.new, parsed.old, parsed.rowid)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(sql=ambiguous_statements(), with_table=st.booleans())
+def test_the_graph_search_finds_what_the_enumeration_finds(sql: str, with_table: bool) -> None:
+    dictionary = table("A", "B", "ID", "N", key=("ID",)) if with_table else None
+    fast = _outcome(sql, dictionary)
+    original = relaxed_quotes._Reader._best
+    try:
+        relaxed_quotes._Reader._best = lambda self, start: (2, None, None)  # type: ignore[method-assign]
+        enumerated = _outcome(sql, dictionary)
+    finally:
+        relaxed_quotes._Reader._best = original  # type: ignore[method-assign]
+    if enumerated == ("error", "too many possible splits to decide)"):
+        return  # the enumeration gave up where the graph search did not need to
+    assert fast == enumerated
+
+
+def test_a_reading_without_the_logged_key_in_where_is_refused() -> None:
+    """Under PRIMARY KEY logging every DELETE names the key: a reading without it is not
+    LogMiner's, however many columns it has."""
+    with pytest.raises(RedoParseError):
+        parse_redo("""delete from "O"."T" where "N" = 'O'Brien'""", table("ID", "N", key=("ID",)))
