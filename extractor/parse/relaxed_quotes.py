@@ -22,9 +22,10 @@ the readings (bounded by ``MAX_STEPS``) decides.
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Mapping
 from enum import Enum, auto
+from heapq import heappop, heappush
 from typing import NamedTuple
 
 from extractor.dictionary import TableDef
@@ -66,6 +67,7 @@ _VALUE = re.compile(rf"{g.COMMENT}({g.VALUE})")
 _COMMENT = re.compile(g.COMMENT)
 _STRING_END = re.compile(r"\s*(?:[,)]|;?\s*\Z)|\s+(?i:and|where)\s")
 _COMMA = re.compile(r"\s*,\s*")
+_VALUE_COMMA = re.compile(r"[').\dLle]\s*(,)")
 _INSERT_END = re.compile(g.INSERT_END)
 _SET_COLUMN = re.compile(rf"{g.ALIAS}{g.IDENT_CAP}\s*=\s*")
 _WHERE_KEYWORD = re.compile(r"\s+(?i:where)\s+")
@@ -145,7 +147,11 @@ class _Reader:
         self.tables = tables
         self.known_columns: frozenset[str] | None = None
         self.required_old: frozenset[str] = frozenset()
+        # Columns whose old value an UPDATE's WHERE holds when the UPDATE changes them.
+        self.old_carried: frozenset[str] = frozenset()
         self.column_count = 0
+        self.graph: dict[_Node, _Best] = {}
+        self.graph_moves: dict[_Node, list[_Move]] = {}
         trailing_rowid = _TRAILING_ROWID.search(sql)
         # A string never swallows the final ROWID predicate.
         self.string_limit = trailing_rowid.start() if trailing_rowid else len(sql)
@@ -155,6 +161,9 @@ class _Reader:
             for close in _quote_positions(sql, self.string_limit)
             if _STRING_END.match(sql, close + 1)
         ]
+        # Every comma that may follow a value (after a quote, a parenthesis, a number, NULL or
+        # Unsupported Type): an INSERT needing k more values needs k of them.
+        self.commas = [m.start(1) for m in _VALUE_COMMA.finditer(sql)]
         self.furthest = 0
         self.first_quote = len(sql)
 
@@ -178,6 +187,7 @@ class _Reader:
                 self.known_columns = frozenset(entry.column_names)
                 if operation != "INSERT":
                     self.required_old = _logged_columns(entry)
+                    self.old_carried = _logged_types(entry)
             columns: list[str] = []
             if operation == "INSERT":
                 columns = [_unquote(c) or "" for c in g.COLUMN_NAMES.findall(match.group(3))]
@@ -191,8 +201,7 @@ class _Reader:
                 return [self._reading(operation, owner, table, columns, items, rowid)]
             return [
                 self._reading(operation, owner, table, columns, items, rowid)
-                for items, rowid in self._walk(start)
-                if self._valid(items)
+                for items, rowid in self._best_valid(start)
             ]
         for prefix in _HEAD_PREFIXES:
             partial = prefix.match(sql)
@@ -224,6 +233,8 @@ class _Reader:
                     continue
             stack.pop()
             best[node] = _best_move(moves[node], best)
+        self.graph = best
+        self.graph_moves = moves
         most, count, move = best[start]
         if most < 0:
             return 0, None, None
@@ -239,21 +250,42 @@ class _Reader:
             move = best[following][2]
         raise AssertionError("a best reading that does not end")
 
-    def _walk(self, start: _Node) -> Iterator[tuple[_Items, str | None]]:
-        """Every reading, depth first (bounded by MAX_STEPS)."""
-        stack: list[tuple[_Node, _Items]] = [(start, None)]
+    def _best_valid(self, start: _Node) -> list[tuple[_Items, str | None]]:
+        """The valid readings with the most items (two at most: more is a tie anyway),
+        best first over the graph ``_best`` left: a partial reading's bound is its items
+        plus the most the rest can add, so complete readings come out with the most items
+        first (bounded by MAX_STEPS)."""
+        best, moves = self.graph, self.graph_moves
+        order = 0  # ties in the heap: first pushed, first out
+        heap: list[tuple[int, int, _Node | None, _Items, int, str | None]] = [
+            (-best[start][0], order, start, None, 0, None)
+        ]
+        found: list[tuple[_Items, str | None]] = []
+        most = -1
         steps = 0
-        while stack:
-            node, items = stack.pop()
+        while heap:
+            bound, _, node, items, count, rowid = heappop(heap)
+            if -bound < most:
+                break
             steps += 1
             if steps > MAX_STEPS:
                 raise self._too_many()
-            for next_node, item, rowid in self._moves(node):
+            if node is None:
+                if self._valid(items):
+                    found.append((items, rowid))
+                    most = count
+                    if len(found) > 1:
+                        break
+                continue
+            for following, item, end_rowid in moves[node]:
                 reading = items if item is None else (items, item)
-                if next_node is None:
-                    yield reading, rowid
-                else:
-                    stack.append((next_node, reading))
+                total = count + (item is not None)
+                rest = 0 if following is None else best[following][0]
+                if rest < 0:
+                    continue
+                order += 1
+                heappush(heap, (-(total + rest), order, following, reading, total, end_rowid))
+        return found
 
     def _moves(self, node: _Node) -> list[_Move]:
         """The steps the grammar allows from ``node``."""
@@ -262,7 +294,14 @@ class _Reader:
         self._reach(pos)
         moves: list[_Move] = []
         if state == "insert_value":
-            for value in self._values(pos):
+            # The values after this one need as many commas, the first right after it: a
+            # value ending past the comma that leaves too few cannot be in a reading.
+            remaining = self.column_count - count - 1
+            commas = self.commas
+            if len(commas) - bisect_left(commas, pos) < remaining:
+                return moves
+            limit = commas[len(commas) - remaining] if remaining > 0 else len(sql)
+            for value in self._values(pos, limit):
                 item = (_Section.INSERT, str(count), value)
                 if count + 1 < self.column_count:
                     comma = _COMMA.match(sql, value.end)
@@ -281,8 +320,10 @@ class _Reader:
                 if comma:
                     moves.append((("set_column", comma.end(), 0, ""), item, None))
                 where = _WHERE_KEYWORD.match(sql, value.end)
-                if where:  # LogMiner always writes a WHERE clause for an UPDATE
+                if where:
                     moves.append((("where", where.end(), 0, ""), item, None))
+                if _END.match(sql, value.end):  # no WHERE: nothing logged, NO_ROWID_IN_STMT
+                    moves.append((None, item, None))
         elif state == "where":
             rowid = _ROWID_END.match(sql, pos)
             if rowid:
@@ -308,20 +349,22 @@ class _Reader:
             moves.append((None, item, None))
         return moves
 
-    def _values(self, pos: int) -> list[_Value]:
-        """Every way a value can start at ``pos``: the strict literal, and each closing
-        quote a relaxed string could end at."""
+    def _values(self, pos: int, limit: int | None = None) -> list[_Value]:
+        """Every way a value can start at ``pos`` (and end by ``limit``): the strict
+        literal, and each closing quote a relaxed string could end at."""
         sql = self.sql
         candidates: list[_Value] = []
         strict = _VALUE.match(sql, pos)
-        if strict:
+        if strict and strict.group(1) != "''":  # Oracle's empty string is NULL
             candidates.append(_Value(strict.start(1), strict.end(1), False))
         comment = _COMMENT.match(sql, pos)
         start = comment.end() if comment else pos
         if start < len(sql) and sql[start] == "'":
             self.first_quote = min(self.first_quote, start)
             ends = self.string_ends
-            for end in ends[bisect_right(ends, start + 1) :]:
+            stop = len(ends) if limit is None else bisect_right(ends, limit)
+            for index in range(bisect_right(ends, start + 2), stop):  # not '' (it is NULL)
+                end = ends[index]
                 if not (strict and end == strict.end()):
                     candidates.append(_Value(start, end, True))
         return candidates
@@ -337,7 +380,9 @@ class _Reader:
             if name in seen[section]:
                 return False
             seen[section].add(name)
-        return self.required_old <= seen[_Section.WHERE]
+        where = seen[_Section.WHERE]
+        changed = seen[_Section.SET] & self.old_carried  # their old values are in WHERE
+        return self.required_old <= where and changed <= where
 
     def _reading(
         self,
@@ -413,14 +458,22 @@ def _quote_positions(sql: str, limit: int) -> Iterator[int]:
 
 def _logged_columns(table: TableDef) -> frozenset[str]:
     """Columns every UPDATE / DELETE WHERE clause holds under the table's supplemental
-    logging: the key under PRIMARY KEY, every column but LOBs and LONG under ALL."""
-    if table.supplemental_logging == "ALL":
-        return frozenset(
-            c.name for c in table.columns if not c.data_type.upper().startswith(_UNLOGGED_TYPES)
-        )
+    logging: the key under PRIMARY KEY (every column but LOBs and LONG when the table has
+    no key), every column but LOBs and LONG under ALL."""
+    if table.supplemental_logging == "ALL" or (
+        table.supplemental_logging == "PRIMARY KEY" and not table.primary_key
+    ):
+        return _logged_types(table)
     if table.supplemental_logging == "PRIMARY KEY":
         return frozenset(table.primary_key)
     return frozenset()
+
+
+def _logged_types(table: TableDef) -> frozenset[str]:
+    """The columns whose old values redo can carry: all but LOBs and LONG."""
+    return frozenset(
+        c.name for c in table.columns if not c.data_type.upper().startswith(_UNLOGGED_TYPES)
+    )
 
 
 def _unquote(name: str | None) -> str | None:
