@@ -241,22 +241,10 @@ class ChangeBuilder:
                 f"LogMiner wrote 'Unsupported Type' for column(s) {', '.join(unsupported)}"
             )
 
+        row_id = row.row_id or parsed.rowid
+
         def record(op: Operation, values: Mapping[str, object], full: bool) -> ChangeRecord:
-            return ChangeRecord(
-                op=op,
-                owner=table.owner,
-                table=table.name,
-                scn=row.scn,
-                commit_scn=info.commit_scn,
-                redo_pos=RedoPosition.of(row.rs_id, row.ssn).packed(),
-                rs_id=row.rs_id.strip(),
-                ssn=row.ssn,
-                xid=info.xid,
-                row_id=row.row_id or parsed.rowid,
-                commit_ts=info.commit_ts,
-                values=values,
-                full_image=full,
-            )
+            return _change_record(info, row, table.owner, table.name, op, values, full, row_id)
 
         all_columns = table.column_names
         operation = _DML_OPERATIONS[row.operation_code]
@@ -305,8 +293,22 @@ def is_row_moving(sql_redo: str | None) -> bool:
 def reset_marker(info: TransactionInfo, row: LogMinerRow, owner: str, table: str) -> ChangeRecord:
     """The ``_op = 't'`` staging row of a TRUNCATE at the DDL row's position: no values, an
     empty ``_present``, no ROWID (docs/landing.md, "Table reset markers")."""
+    return _change_record(info, row, owner, table, "t", {}, False, None)
+
+
+def _change_record(
+    info: TransactionInfo,
+    row: LogMinerRow,
+    owner: str,
+    table: str,
+    op: Operation,
+    values: Mapping[str, object],
+    full_image: bool,
+    row_id: str | None,
+) -> ChangeRecord:
+    """The change row of LogMiner ``row`` of committed transaction ``info``."""
     return ChangeRecord(
-        op="t",
+        op=op,
         owner=owner,
         table=table,
         scn=row.scn,
@@ -315,10 +317,10 @@ def reset_marker(info: TransactionInfo, row: LogMinerRow, owner: str, table: str
         rs_id=row.rs_id.strip(),
         ssn=row.ssn,
         xid=info.xid,
-        row_id=None,
+        row_id=row_id,
         commit_ts=info.commit_ts,
-        values={},
-        full_image=False,
+        values=values,
+        full_image=full_image,
     )
 
 
