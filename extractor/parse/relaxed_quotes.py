@@ -68,6 +68,7 @@ _COMMENT = re.compile(g.COMMENT)
 _STRING_END = re.compile(r"\s*(?:[,)]|;?\s*\Z)|\s+(?i:and|where)\s")
 _COMMA = re.compile(r"\s*,\s*")
 _VALUE_COMMA = re.compile(r"[').\dLle]\s*(,)")
+_CALL_START = re.compile(r"[A-Za-z_][\w$]*+\('")
 _INSERT_END = re.compile(g.INSERT_END)
 _SET_COLUMN = re.compile(rf"{g.ALIAS}{g.IDENT_CAP}\s*=\s*")
 _WHERE_KEYWORD = re.compile(r"\s+(?i:where)\s+")
@@ -160,6 +161,12 @@ class _Reader:
             close + 1
             for close in _quote_positions(sql, self.string_limit)
             if _STRING_END.match(sql, close + 1)
+        ]
+        # ... and right after each "')" where a relaxed one-argument call may end.
+        self.call_ends = [
+            close + 2
+            for close in _quote_positions(sql, self.string_limit)
+            if sql.startswith("')", close) and _STRING_END.match(sql, close + 2)
         ]
         # Every comma that may follow a value (after a quote, a parenthesis, a number, NULL or
         # Unsupported Type): an INSERT needing k more values needs k of them.
@@ -359,6 +366,15 @@ class _Reader:
             candidates.append(_Value(strict.start(1), strict.end(1), False))
         comment = _COMMENT.match(sql, pos)
         start = comment.end() if comment else pos
+        call = _CALL_START.match(sql, start)
+        if call:  # NAME('<relaxed>'), e.g. UNISTR('caf\00E9 O'Neil')
+            self.first_quote = min(self.first_quote, call.end() - 1)
+            ends = self.call_ends
+            stop = len(ends) if limit is None else bisect_right(ends, limit)
+            for index in range(bisect_right(ends, call.end() + 1), stop):
+                end = ends[index]
+                if not (strict and end == strict.end()):
+                    candidates.append(_Value(start, end, True))
         if start < len(sql) and sql[start] == "'":
             self.first_quote = min(self.first_quote, start)
             ends = self.string_ends
@@ -416,8 +432,11 @@ class _Reader:
         text = self.sql[value.start : value.end]
         if not value.relaxed:
             return Literal(text)
-        content = text[1:-1].replace("''", "'")
-        return Literal("'" + content.replace("'", "''") + "'")
+        # '<content>' or NAME('<content>'): the content's apostrophes doubled
+        prefix = text[: text.index("'") + 1]
+        suffix = "'" if prefix == "'" else "')"
+        content = text[len(prefix) : len(text) - len(suffix)].replace("''", "'")
+        return Literal(prefix + content.replace("'", "''") + suffix)
 
     def _known(self, quoted_name: str) -> bool:
         if self.known_columns is None:
@@ -457,14 +476,11 @@ def _quote_positions(sql: str, limit: int) -> Iterator[int]:
 
 
 def _logged_columns(table: TableDef) -> frozenset[str]:
-    """Columns every UPDATE / DELETE WHERE clause holds under the table's supplemental
-    logging: the key under PRIMARY KEY (every column but LOBs and LONG when the table has
-    no key), every column but LOBs and LONG under ALL."""
-    if table.supplemental_logging == "ALL" or (
-        table.supplemental_logging == "PRIMARY KEY" and not table.primary_key
-    ):
-        return _logged_types(table)
-    if table.supplemental_logging == "PRIMARY KEY":
+    """Columns every UPDATE / DELETE WHERE clause holds: the primary key under PRIMARY KEY
+    and ALL logging. Not every column under ALL: the dictionary may be newer than the
+    statement (a column added since is in the dictionary and not in the statement; found by
+    the simulator's undoubled apostrophes across an ADD COLUMN)."""
+    if table.supplemental_logging in ("ALL", "PRIMARY KEY"):
         return frozenset(table.primary_key)
     return frozenset()
 

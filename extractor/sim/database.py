@@ -91,6 +91,10 @@ class SimDatabase:
         # False: LogMiner sessions run with NO_ROWID_IN_STMT (as Debezium's do): SQL_REDO has
         # no ROWID predicate, and no WHERE at all for a table whose columns are all LOBs.
         self.rowid_in_statements = True
+        # The share of DML rows whose SQL_REDO has its apostrophes not doubled ('O'Brien'),
+        # as LogMiner sometimes writes them (picked by the row's place in the redo, so that
+        # every session renders a row alike).
+        self.undoubled_quote_ratio = 0.0
         self._redo_flushed_scn = first_scn
         self._start_scn_by_xid: dict[str, int] = {}
         self._marker_xids: set[str] = set()  # replication-marker transactions (never end)
@@ -106,7 +110,8 @@ class SimDatabase:
         self._events: list[RedoEvent] = []
         self._event_scns: list[int] = []
         self._rendered: dict[int, list[LogMinerRow]] = {}
-        self._rendered_nls: tuple[NlsSettings, bool] = (nls, True)  # what _rendered holds
+        # What _rendered was rendered under: NLS, ROWID predicates, undoubled quote share.
+        self._rendered_nls: tuple[NlsSettings, bool, float] = (nls, True, 0.0)
         # RAC: ``threads`` instances, each writing its own redo thread (own log sequences and
         # RS_IDs); each transaction runs on one instance (round robin over the open ones).
         # The extractor's session is on ``local_instance``: V$TRANSACTION lists only its
@@ -486,9 +491,10 @@ class SimDatabase:
         """The rendered rows of ``threads`` with ``start_scn <= SCN <= end_scn`` (capped at
         the written SCN), in SCN then redo order (rows of one SCN from several threads in
         descending thread order with ``reverse_threads``); no log is checked."""
-        if self._rendered_nls != (self.nls, self.rowid_in_statements):
+        rendering = (self.nls, self.rowid_in_statements, self.undoubled_quote_ratio)
+        if self._rendered_nls != rendering:
             self._rendered = {}
-            self._rendered_nls = (self.nls, self.rowid_in_statements)
+            self._rendered_nls = rendering
         low = bisect_left(self._event_scns, start_scn)
         high = bisect_right(self._event_scns, min(end_scn, self.written_scn()))
         indexes = [i for i in range(low, high) if self._event_threads[i] in threads]
@@ -499,7 +505,11 @@ class SimDatabase:
             rendered = self._rendered.get(index)
             if rendered is None:
                 rendered = render_rows(
-                    self._events[index], self.nls, rowid_in_statement=self.rowid_in_statements
+                    self._events[index],
+                    self.nls,
+                    rowid_in_statement=self.rowid_in_statements,
+                    undoubled_quotes=(index * 2654435761) % 1000
+                    < self.undoubled_quote_ratio * 1000,
                 )
                 rendered = self._with_object_ids(index, self._events[index], rendered)
                 self._rendered[index] = rendered

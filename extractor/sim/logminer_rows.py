@@ -57,11 +57,23 @@ class RedoEvent:
 
 
 def render_rows(
-    event: RedoEvent, nls: NlsSettings, *, rowid_in_statement: bool = True
+    event: RedoEvent,
+    nls: NlsSettings,
+    *,
+    rowid_in_statement: bool = True,
+    undoubled_quotes: bool = False,
 ) -> list[LogMinerRow]:
     """The V$LOGMNR_CONTENTS rows of one event: one row, or a CSF chain (without the
-    ``ROWID = '...'`` predicate in SQL_REDO when not ``rowid_in_statement``)."""
+    ``ROWID = '...'`` predicate in SQL_REDO when not ``rowid_in_statement``; with the
+    apostrophes inside its string values not doubled when ``undoubled_quotes``, as LogMiner
+    sometimes writes them: Debezium's DBZ-8034)."""
     sql = _sql_redo(event, nls, rowid_in_statement=rowid_in_statement)
+    if undoubled_quotes and event.code in (
+        OperationCode.INSERT,
+        OperationCode.UPDATE,
+        OperationCode.DELETE,
+    ):
+        sql = sql.replace("''", "'")
     table = event.table
     is_dml = event.code in (OperationCode.INSERT, OperationCode.UPDATE, OperationCode.DELETE)
     base = {

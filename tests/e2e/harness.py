@@ -152,6 +152,10 @@ def _workload(case: HarnessCase) -> tuple[SimDatabase, WorkloadRunner, bool]:
     # A third of the seeds: SQL_REDO without ROWID predicates (NO_ROWID_IN_STMT); rows are
     # known by V$LOGMNR_CONTENTS.ROW_ID only. Own random stream.
     db.rowid_in_statements = random.Random(f"no-rowid-{case.seed}").random() >= 1 / 3
+    # A third of the seeds: 30% of DML rows with their apostrophes not doubled in SQL_REDO
+    # (relaxed-quote recovery; replicas must still equal the source). Own random stream.
+    undoubled = random.Random(f"undoubled-{case.seed}").random() < 1 / 3
+    db.undoubled_quote_ratio = 0.3 if undoubled else 0.0
     # Half the seeds: redo trails the current SCN (LGWR not yet written) until a log switch.
     db.redo_write_lag_scns = random.Random(f"redo-lag-{case.seed}").choice((0, 25))
     # Half the seeds: row-moving DDL (MOVE / SHRINK SPACE: re-snapshots) and TRUNCATEs.
