@@ -153,24 +153,23 @@ class _Reader:
         self.column_count = 0
         self.graph: dict[_Node, _Best] = {}
         self.graph_moves: dict[_Node, list[_Move]] = {}
-        trailing_rowid = _TRAILING_ROWID.search(sql)
+        # (searched near the end only: the predicate ends the statement)
+        trailing_rowid = _TRAILING_ROWID.search(sql, max(0, len(sql) - 300))
         # A string never swallows the final ROWID predicate.
         self.string_limit = trailing_rowid.start() if trailing_rowid else len(sql)
         # Every position right after a quote where a relaxed string may end (one pass).
-        self.string_ends = [
-            close + 1
-            for close in _quote_positions(sql, self.string_limit)
-            if _STRING_END.match(sql, close + 1)
-        ]
         # ... and right after each "')" where a relaxed one-argument call may end.
-        self.call_ends = [
-            close + 2
-            for close in _quote_positions(sql, self.string_limit)
-            if sql.startswith("')", close) and _STRING_END.match(sql, close + 2)
-        ]
+        self.string_ends: list[int] = []
+        self.call_ends: list[int] = []
+        string_end = _STRING_END.match
+        for close in _quote_positions(sql, self.string_limit):
+            if string_end(sql, close + 1):
+                self.string_ends.append(close + 1)
+            if sql.startswith("')", close) and string_end(sql, close + 2):
+                self.call_ends.append(close + 2)
         # Every comma that may follow a value (after a quote, a parenthesis, a number, NULL or
-        # Unsupported Type): an INSERT needing k more values needs k of them.
-        self.commas = [m.start(1) for m in _VALUE_COMMA.finditer(sql)]
+        # Unsupported Type): an INSERT needing k more values needs k of them. INSERT only.
+        self.commas: list[int] = []
         self.furthest = 0
         self.first_quote = len(sql)
 
@@ -198,6 +197,7 @@ class _Reader:
             columns: list[str] = []
             if operation == "INSERT":
                 columns = [_unquote(c) or "" for c in g.COLUMN_NAMES.findall(match.group(3))]
+                self.commas = [m.start(1) for m in _VALUE_COMMA.finditer(sql, match.end())]
             self.column_count = len(columns)
             first_state = {"INSERT": "insert_value", "UPDATE": "set_column", "DELETE": "where"}
             start: _Node = (first_state[operation], match.end(), 0, "")
@@ -366,7 +366,7 @@ class _Reader:
             candidates.append(_Value(strict.start(1), strict.end(1), False))
         comment = _COMMENT.match(sql, pos)
         start = comment.end() if comment else pos
-        call = _CALL_START.match(sql, start)
+        call = _CALL_START.match(sql, start) if self.call_ends else None
         if call:  # NAME('<relaxed>'), e.g. UNISTR('caf\00E9 O'Neil')
             self.first_quote = min(self.first_quote, call.end() - 1)
             ends = self.call_ends
