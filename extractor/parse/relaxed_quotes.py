@@ -5,18 +5,18 @@ then only be delimited by what may follow it in the grammar: a closing quote mus
 followed by ``,``, ``)``, `` and ``, `` where``, ``;`` or the end of the statement, and the
 rest of the statement must still parse, with as many values as columns (INSERT), only
 column names the dictionary knows (when the table is given), no column twice in a clause,
-and the columns the table's supplemental logging guarantees in an UPDATE's or DELETE's
-WHERE clause. Among the readings that satisfy those rules the one with the most columns
-wins (Debezium's choice: a closing quote ends a value where it can); two readings with the
-most columns, or none, are a :class:`RedoParseError`.
+the primary key in an UPDATE's or DELETE's WHERE clause (PRIMARY KEY and ALL logging) and
+the old value of each column an UPDATE sets. Among the readings that satisfy those rules
+the one with the most columns wins (Debezium's choice: a closing quote ends a value where it
+can); two readings with the most columns, or none, are a :class:`RedoParseError`.
 
 The readings form a graph whose nodes are (what comes next, position): every way to read
 the rest of the statement from a node is the same whichever way the node was reached. The
 search reads each node once and keeps, per node, the most items any reading of the rest
 has and how many readings reach it (``_Best``): linear in the nodes and their edges. The
-rules that depend on the whole reading (no column twice, the logged columns) are checked on
-the best reading; when it breaks them, or two readings tie, an exhaustive enumeration of
-the readings (bounded by ``MAX_STEPS``) decides.
+rules that depend on the whole reading are checked on the best reading; when it breaks one,
+or two readings tie, a best-first search over the same graph (``_best_valid``, bounded by
+``MAX_STEPS``) yields readings with the most items first until the valid best is known.
 """
 
 from __future__ import annotations
