@@ -27,7 +27,8 @@ if [ ! -x .venv/bin/python ]; then
 fi
 echo "setup: installing oracdc and its dependencies into .venv (first time: about 3 minutes)"
 .venv/bin/python -m pip install --quiet --upgrade pip 2>&1 | grep -v '^WARNING: Location' || true
-.venv/bin/python -m pip install --quiet --editable '.[dev]' 2>&1 | grep -v '^WARNING: Location' || true
+# Build warnings (setuptools' notes for package maintainers) are not for this console.
+PYTHONWARNINGS=ignore::UserWarning .venv/bin/python -m pip install --quiet --editable '.[dev]' 2>&1 | grep -v '^WARNING: Location' || true
 .venv/bin/python -c 'import extractor, pyspark, dbt.version, oracledb' || {
   echo "setup: error: the installation is incomplete; rerun with: .venv/bin/pip install -e '.[dev]'" >&2
   exit 1
