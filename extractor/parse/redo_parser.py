@@ -31,7 +31,6 @@ _VALUE_ITEMS = g.VALUE_ITEMS.findall
 _WHERE_ITEMS = g.WHERE_ITEMS.findall
 _COLUMN_NAMES = g.COLUMN_NAMES.findall
 _SET_PAIRS = g.SET_PAIRS.findall
-_NO_VALUES = NO_VALUES
 
 
 def parse_redo(
@@ -95,7 +94,7 @@ def _insert(sql: str) -> ParsedRedo | None:
         _identifier(owner),
         _unquote_identifier(table),
         dict(zip(columns, [Literal(item[1]) for item in items], strict=True)),
-        _NO_VALUES,
+        NO_VALUES,
     )
 
 
@@ -124,14 +123,14 @@ def _delete(sql: str) -> ParsedRedo | None:
             return None
         owner, table = whole.groups()
         return ParsedRedo(
-            "DELETE", _identifier(owner), _unquote_identifier(table), _NO_VALUES, _NO_VALUES
+            "DELETE", _identifier(owner), _unquote_identifier(table), NO_VALUES, NO_VALUES
         )
     old, rowid = _where(sql, head.end())
     if old is None:
         return None
     owner, table = head.groups()
     return ParsedRedo(
-        "DELETE", _identifier(owner), _unquote_identifier(table), _NO_VALUES, old, rowid
+        "DELETE", _identifier(owner), _unquote_identifier(table), NO_VALUES, old, rowid
     )
 
 

@@ -34,7 +34,8 @@ from extractor.parse import redo_grammar as g
 from extractor.parse.literals import IS_NULL_LITERAL, Literal
 from extractor.parse.redo_statement import Operation, ParsedRedo
 
-# Enumerating more than this many partial readings means the text is hopelessly ambiguous.
+# Taking more than this many partial readings off the best-first search's heap means the
+# text is hopelessly ambiguous.
 MAX_STEPS = 5_000
 # Reading a graph with more edges than this: the same. Each value may end at every later
 # possible closing quote, so the edges grow with the square of the values: an UPDATE of

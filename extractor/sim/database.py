@@ -111,7 +111,7 @@ class SimDatabase:
         self._event_scns: list[int] = []
         self._rendered: dict[int, list[LogMinerRow]] = {}
         # What _rendered was rendered under: NLS, ROWID predicates, undoubled quote share.
-        self._rendered_nls: tuple[NlsSettings, bool, float] = (nls, True, 0.0)
+        self._rendered_with: tuple[NlsSettings, bool, float] = (nls, True, 0.0)
         # RAC: ``threads`` instances, each writing its own redo thread (own log sequences and
         # RS_IDs); each transaction runs on one instance (round robin over the open ones).
         # The extractor's session is on ``local_instance``: V$TRANSACTION lists only its
@@ -492,9 +492,9 @@ class SimDatabase:
         the written SCN), in SCN then redo order (rows of one SCN from several threads in
         descending thread order with ``reverse_threads``); no log is checked."""
         rendering = (self.nls, self.rowid_in_statements, self.undoubled_quote_ratio)
-        if self._rendered_nls != rendering:
+        if self._rendered_with != rendering:
             self._rendered = {}
-            self._rendered_nls = rendering
+            self._rendered_with = rendering
         low = bisect_left(self._event_scns, start_scn)
         high = bisect_right(self._event_scns, min(end_scn, self.written_scn()))
         indexes = [i for i in range(low, high) if self._event_threads[i] in threads]
