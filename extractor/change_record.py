@@ -7,15 +7,15 @@ reads; landing turns lists of them into Arrow batches following ``staging_contra
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
+
+import msgspec
 
 Operation = Literal["r", "c", "u", "d", "t"]
 
 
-@dataclass(frozen=True, slots=True)
-class ChangeRecord:
+class ChangeRecord(msgspec.Struct, frozen=True, gc=False):
     """A change row of one source table.
 
     ``values`` maps Oracle column names to Python values in the ``spark_types`` representation,
@@ -24,6 +24,9 @@ class ChangeRecord:
     ``values``' columns. A delete carries what its WHERE clause held (at least the key).
     A table reset (``op`` ``t``, from a TRUNCATE) carries no value, no ROWID and is not a full
     image: every version of the table ordered before it is gone (``reset_marker``).
+
+    A frozen ``msgspec.Struct`` (one per change row: ~20x cheaper to build than a frozen
+    dataclass); copy with ``msgspec.structs.replace``.
     """
 
     op: Operation

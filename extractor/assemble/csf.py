@@ -16,7 +16,8 @@ starts at ``resume_scn``, which re-delivers the held rows exactly once.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import replace
+
+from msgspec.structs import replace
 
 from extractor.errors import BrokenContinuationError, IncompleteContinuationError
 from extractor.logminer_row import LogMinerRow

@@ -20,7 +20,6 @@ import struct
 import tempfile
 import weakref
 from collections.abc import Iterator, Sequence
-from dataclasses import fields
 from operator import attrgetter
 from typing import Any
 
@@ -28,7 +27,7 @@ from extractor.errors import SpillError
 from extractor.logminer_row import LogMinerRow
 
 _HEADER = struct.Struct("<Q")
-_FIELD_NAMES = tuple(field.name for field in fields(LogMinerRow))
+_FIELD_NAMES = LogMinerRow.__struct_fields__
 _ROW_ID_FIELD = _FIELD_NAMES.index("row_id")
 _row_fields = attrgetter(*_FIELD_NAMES)
 

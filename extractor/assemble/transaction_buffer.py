@@ -33,7 +33,8 @@ from __future__ import annotations
 import logging
 import os
 import weakref
-from dataclasses import replace
+
+from msgspec.structs import replace
 
 from extractor.assemble.open_transaction import OpenTransaction
 from extractor.assemble.records import (

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import replace
 from datetime import datetime
 
 import pyarrow as pa
+from msgspec.structs import replace
 
 from extractor.change_record import ChangeRecord
 from extractor.config import OracdcConfig

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+import msgspec
+
 from extractor.dictionary import ColumnDef, TableDef
 from extractor.errors import SimUsageError
 from extractor.logminer_row import LogMinerRow, OperationCode
@@ -758,9 +760,7 @@ PARTIAL_XID_SEQUENCE = "FFFFFFFF"  # the XID sequence LogMiner shows when it can
 
 
 def _replace_row(row: LogMinerRow, **changes: Any) -> LogMinerRow:
-    from dataclasses import replace
-
-    return replace(row, **changes)
+    return msgspec.structs.replace(row, **changes)
 
 
 def _replace(event: RedoEvent, **changes: Any) -> RedoEvent:

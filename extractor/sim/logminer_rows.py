@@ -8,8 +8,10 @@ CSF continuation rows that share RS_ID and SSN.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
+
+from msgspec.structs import replace
 
 from extractor.dictionary import TableDef
 from extractor.logminer_row import OPERATION_NAMES, LogMinerRow, OperationCode

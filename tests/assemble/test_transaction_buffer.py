@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from extractor.assemble import (
@@ -278,7 +278,7 @@ def test_snapshot_handover_emits_only_transactions_committing_after_the_snapshot
 def test_commit_row_with_a_malformed_rs_id_is_an_assembly_error(tmp_path: Path) -> None:
     buffer = TransactionBuffer(BUDGET, tmp_path, emit_after=CommitPosition.after_scn(105))
     buffer.add(insert(XID_A, 101, 1))
-    bad = dataclasses.replace(commit(XID_A, 105), rs_id=" garbage ")
+    bad = msgspec.structs.replace(commit(XID_A, 105), rs_id=" garbage ")
 
     with pytest.raises(AssemblyError) as caught:
         buffer.add(bad)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import UTC, datetime, timedelta, timezone
 from decimal import Decimal
 
 import pyarrow as pa
 import pytest
+from msgspec.structs import replace
 
 from extractor.errors import LandingError
 from extractor.land.change_batch import change_batch, snapshot_batch

@@ -3,9 +3,8 @@ quarantined with a reason, or deliberately ignored: none falls through silently.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
+from msgspec.structs import replace
 
 from extractor.dictionary import ColumnDef, TableDef
 from extractor.logminer_row import OperationCode

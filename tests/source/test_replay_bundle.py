@@ -325,3 +325,75 @@ def test_round_trip_simulate_record_replay_gives_the_same_rows(
                     assert have != have
                 else:
                     assert have == want, (table.name, column.name)
+
+
+_CONTRACT_LINE = {
+    "SCN": 1001, "START_SCN": 1000, "COMMIT_SCN": None, "TIMESTAMP": "2026-01-01T00:00:00",
+    "COMMIT_TIMESTAMP": None, "XID": "0A00010000000001", "OPERATION": "INSERT",
+    "OPERATION_CODE": 1, "SEG_OWNER": "HR", "TABLE_NAME": "EMPLOYEES", "ROW_ID": "AAAA",
+    "RS_ID": " 0x000001.00000002.0010 ", "SSN": 0, "CSF": 0, "ROLLBACK": 0, "STATUS": 0,
+    "INFO": None, "USERNAME": "HR", "SQL_REDO": "insert into x values ('it''s')",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {},
+        {"DATA_OBJ#": 73001},
+        {"OPERATION": None},  # the text follows the code
+        {"OPERATION": ""},
+        {"SSN": None, "CSF": None, "ROLLBACK": None, "STATUS": None},
+        {"SCN": "1001"},  # a number written as text: only the tolerant reading takes it
+        {"OPERATION_CODE": "3"},
+        {"TIMESTAMP": 5},
+        {"EXTRA_ORACLE_COLUMN": "x"},  # a further upper-case column: ignored
+        {"SQL_REDO": 'insert \u00e9 \\u00e9 "q"'},
+    ],
+)
+def test_the_contract_decoder_and_the_tolerant_one_give_the_same_row(
+    changes: dict[str, object],
+) -> None:
+    raw = {**_CONTRACT_LINE, **changes}
+    line = json.dumps(raw).encode()
+    tolerant = fmt._logminer_row(Path("logminer.jsonl"), 1, json.loads(line))
+    fast = fmt._contract_row(line)
+    assert fast is None or fast == tolerant
+    assert next(iter(_mined_lines(line)))[3] == tolerant
+
+
+@pytest.mark.parametrize("changes", [{"SCN": None}, {"XID": None}, {"scn": 1}, {"Sql_Redo": ""}])
+def test_lines_outside_the_contract_are_refused_whichever_decoder_reads_first(
+    changes: dict[str, object],
+) -> None:
+    raw = {**_CONTRACT_LINE, **changes}
+    assert fmt._contract_row(json.dumps(raw).encode()) is None
+    with pytest.raises(BundleError, match=r"logminer.jsonl:1: "):
+        list(_mined_lines(json.dumps(raw).encode()))
+
+
+def _mined_lines(line: bytes) -> list[tuple[int, int, int, LogMinerRow]]:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as directory:
+        (Path(directory) / "logminer.jsonl").write_bytes(line + b"\n")
+        return list(fmt.iter_logminer(Path(directory)))
+
+
+def test_lines_across_read_blocks_keep_their_numbers_and_offsets(
+    bundle: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = bundle / "logminer.jsonl"
+    one = path.read_bytes()
+    path.write_bytes(one + b"\n  \n" + one * 3)  # blank lines are counted, not yielded
+    whole = list(fmt.iter_logminer(bundle))
+    monkeypatch.setattr(fmt, "_BLOCK_BYTES", 7)  # every line spans several blocks
+    assert list(fmt.iter_logminer(bundle)) == whole
+    data = path.read_bytes()
+    lines = data.split(b"\n")
+    for number, start, end, row in whole:
+        assert data[start:end] == lines[number - 1] + b"\n"
+        assert row == fmt._logminer_row(path, number, json.loads(lines[number - 1]))
+    stop = whole[2][2]
+    assert list(fmt.iter_logminer(bundle, stop_offset=stop)) == whole[:3]
+    assert list(fmt.iter_logminer(bundle, whole[1][1], whole[1][0])) == whole[1:]
