@@ -1165,6 +1165,79 @@ static PyObject *typed_image(PyObject *self, PyObject *const *args, Py_ssize_t n
     return typed;
 }
 
+/* ---- redo positions ---------------------------------------------------------------- */
+
+/* The hex digits of one RS_ID field in [s, e): at least one, at most 16 after leading
+ * zeros, none other; -1 when not so. */
+static int hex_field(const char *s, const char *e, unsigned long long *out) {
+    if (e <= s) return -1;
+    while (e - s > 1 && *s == '0') s++;
+    if (e - s > 16) return -1;
+    unsigned long long value = 0;
+    for (; s < e; s++) {
+        int digit = hex_value((Py_UCS4)(unsigned char)*s);
+        if (digit < 0) return -1;
+        value = value << 4 | (unsigned long long)digit;
+    }
+    *out = value;
+    return 0;
+}
+
+/* packed_redo_position(rs_id, ssn) -> int: RedoPosition.of(rs_id, ssn).packed() for an
+ * ASCII RS_ID of the form [spaces]0xSEQ.BLOCK.OFFSET[spaces] with fields in range; None for
+ * anything else (the reference reads it, or raises). */
+static PyObject *packed_redo_position(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "packed_redo_position(rs_id, ssn)");
+        return NULL;
+    }
+    if (!PyUnicode_CheckExact(args[0]) || !PyUnicode_IS_ASCII(args[0]) ||
+        !PyLong_CheckExact(args[1]))
+        Py_RETURN_NONE;
+    int overflow = 0;
+    long long ssn = PyLong_AsLongLongAndOverflow(args[1], &overflow);
+    if (overflow || ssn < 0 || ssn > 0xFFFFFFFFLL) Py_RETURN_NONE;
+    Py_ssize_t n = PyUnicode_GET_LENGTH(args[0]);
+    const char *s = (const char *)PyUnicode_1BYTE_DATA(args[0]), *e = s + n;
+    while (s < e && (*s == ' ' || (*s >= '\t' && *s <= '\r'))) s++;
+    while (e > s && (e[-1] == ' ' || (e[-1] >= '\t' && e[-1] <= '\r'))) e--;
+    if (e - s >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) s += 2;
+    const char *dot1 = memchr(s, '.', (size_t)(e - s));
+    if (dot1 == NULL) Py_RETURN_NONE;
+    const char *dot2 = memchr(dot1 + 1, '.', (size_t)(e - dot1 - 1));
+    if (dot2 == NULL) Py_RETURN_NONE;
+    unsigned long long sequence, block, offset;
+    if (hex_field(s, dot1, &sequence) || hex_field(dot1 + 1, dot2, &block) ||
+        hex_field(dot2 + 1, e, &offset))
+        Py_RETURN_NONE;
+    if (sequence > 0xFFFFFFFFULL || block > 0xFFFFFFFFULL || offset > 0xFFFFULL)
+        Py_RETURN_NONE;
+    /* 112 bits: sequence << 80 | block << 48 | offset << 32 | ssn, as high and low 64 bits */
+    unsigned long long high = sequence << 16 | block >> 16;
+    unsigned long long low = (block & 0xFFFFULL) << 48 | offset << 32 | (unsigned long long)ssn;
+    if (high == 0) return PyLong_FromUnsignedLongLong(low);
+    PyObject *high_long = PyLong_FromUnsignedLongLong(high);
+    if (high_long == NULL) return NULL;
+    PyObject *shift = PyLong_FromLong(64);
+    if (shift == NULL) {
+        Py_DECREF(high_long);
+        return NULL;
+    }
+    PyObject *shifted = PyNumber_Lshift(high_long, shift);
+    Py_DECREF(high_long);
+    Py_DECREF(shift);
+    if (shifted == NULL) return NULL;
+    PyObject *low_long = PyLong_FromUnsignedLongLong(low);
+    if (low_long == NULL) {
+        Py_DECREF(shifted);
+        return NULL;
+    }
+    PyObject *packed = PyNumber_Or(shifted, low_long);
+    Py_DECREF(shifted);
+    Py_DECREF(low_long);
+    return packed;
+}
+
 /* ---- module ------------------------------------------------------------------------ */
 
 static PyObject *configure(PyObject *self, PyObject *args) {
@@ -1193,6 +1266,8 @@ static PyMethodDef methods[] = {
      "parse_strict(sql) -> ParsedRedo, or None when the reference must read it"},
     {"typed_image", (PyCFunction)(void (*)(void))typed_image, METH_FASTCALL,
      "typed_image(literals, specs, fallback, *fallback_args) -> dict of typed values"},
+    {"packed_redo_position", (PyCFunction)(void (*)(void))packed_redo_position, METH_FASTCALL,
+     "packed_redo_position(rs_id, ssn) -> int, or None when the reference must read it"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -38,6 +38,7 @@ from extractor.parse import (
     RedoParseError,
     UnsupportedValue,
     ValueTypingError,
+    implementation,
     parse_redo,
     typed_row,
 )
@@ -313,7 +314,7 @@ def _change_record(
         table=table,
         scn=row.scn,
         commit_scn=info.commit_scn,
-        redo_pos=RedoPosition.of(row.rs_id, row.ssn).packed(),
+        redo_pos=packed_redo_position(row.rs_id, row.ssn),
         rs_id=row.rs_id.strip(),
         ssn=row.ssn,
         xid=info.xid,
@@ -322,6 +323,16 @@ def _change_record(
         values=values,
         full_image=full_image,
     )
+
+
+def packed_redo_position(rs_id: str, ssn: int) -> int:
+    """``RedoPosition.of(rs_id, ssn).packed()``, in C when the extension is built."""
+    compiled = implementation.compiled
+    if compiled is not None:
+        packed: int | None = compiled.packed_redo_position(rs_id, ssn)
+        if packed is not None:
+            return packed
+    return RedoPosition.of(rs_id, ssn).packed()
 
 
 def _covers(values: Mapping[str, object], columns: tuple[str, ...]) -> bool:

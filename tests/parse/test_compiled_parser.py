@@ -22,9 +22,11 @@ from extractor.dictionary import ColumnDef, TableDef
 from extractor.errors import RedoParseError, ValueTypingError
 from extractor.nls import NlsSettings
 from extractor.parse import implementation, parse_redo, typed_row
+from extractor.parse.change_builder import packed_redo_position
 from extractor.parse.literals import Literal
 from extractor.parse.redo_parser import _parse_strict
 from extractor.parse.redo_statement import ParsedRedo
+from extractor.redo_position import RedoPosition
 from tests.parse import redo_text_renderer as render
 
 RUN_ON_BOTH_IMPLEMENTATIONS = False  # it compares them itself (conftest.py)
@@ -335,3 +337,83 @@ def test_the_compiled_typer_reads_the_common_shapes_itself(
     assert calls == []
     assert expected["TZ"] == ("datetime", repr(datetime(2024, 1, 1, 3, 34, 36, 430232, UTC)))
     assert expected["TS9"] == ("str", repr("2028-06-11 14:41:40.570930123"))
+
+
+# --- redo positions --------------------------------------------------------------------
+
+hex_fields = st.one_of(
+    st.integers(0, 2**40).map(lambda n: f"{n:x}"),
+    st.integers(0, 2**16).map(lambda n: f"{n:08X}"),
+    st.text(st.sampled_from("0123456789abcdefABCDEFxg_ +-."), max_size=18),
+)
+rs_ids = st.one_of(
+    st.builds(
+        lambda pad, prefix, a, b, c, tail: f"{pad}{prefix}{a}.{b}.{c}{tail}",
+        st.sampled_from(["", " ", "\t", "\u00a0"]),
+        st.sampled_from(["0x", "0X", "", "x"]),
+        hex_fields,
+        hex_fields,
+        hex_fields,
+        st.sampled_from(["", " ", "  \n", ".1", "\u2003"]),
+    ),
+    any_text,
+)
+ssns = st.one_of(st.integers(0, 2**32 + 1), st.integers(-(2**70), 2**70), st.just(True))
+
+
+def _reference_position(rs_id: str, ssn: int) -> int | str:
+    try:
+        return RedoPosition.of(rs_id, ssn).packed()
+    except ValueError as error:
+        return f"ValueError: {error}"
+
+
+@settings(max_examples=3000, deadline=None)
+@given(rs_id=rs_ids, ssn=ssns)
+def test_the_compiled_redo_position_is_the_references_or_declines(rs_id: str, ssn: int) -> None:
+    assert compiled is not None
+    fast = compiled.packed_redo_position(rs_id, ssn)
+    assert fast is None or fast == _reference_position(rs_id, ssn)
+    try:
+        through_builder: int | str = packed_redo_position(rs_id, ssn)
+    except ValueError as error:
+        through_builder = f"ValueError: {error}"
+    assert through_builder == _reference_position(rs_id, ssn)
+
+
+@pytest.mark.parametrize(
+    ("rs_id", "ssn"),
+    [
+        (" 0x000c5d.00000271.0010 ", 0),
+        ("0x0073c9.000a4e4c.01d0", 7),
+        ("0XFFFFFFFF.FFFFFFFF.FFFF", 2**32 - 1),
+        ("0x0.0.0", 0),
+        ("0x000000000000000001.2.3", 1),  # leading zeros beyond the width
+    ],
+)
+def test_the_compiled_redo_position_reads_what_logminer_writes(rs_id: str, ssn: int) -> None:
+    assert compiled is not None
+    assert compiled.packed_redo_position(rs_id, ssn) == RedoPosition.of(rs_id, ssn).packed()
+
+
+@pytest.mark.parametrize(
+    ("rs_id", "ssn"),
+    [
+        ("0x100000000.0.0", 0),
+        ("0x0.100000000.0", 0),
+        ("0x0.0.10000", 0),
+        ("0x0.0.0", 2**32),
+        ("0x0.0.0", -1),
+        ("0x1.2", 0),
+        ("0x1.2.3.4", 0),
+        ("0x1.2.g", 0),
+        ("0x-1.2.3", 0),
+    ],
+)
+def test_the_compiled_redo_position_leaves_what_is_out_of_range_to_the_reference(
+    rs_id: str, ssn: int
+) -> None:
+    assert compiled is not None
+    assert compiled.packed_redo_position(rs_id, ssn) is None
+    with pytest.raises(ValueError, match="RS_ID|out of range|invalid literal"):
+        packed_redo_position(rs_id, ssn)
