@@ -21,7 +21,6 @@ from dataclasses import dataclass, replace
 from extractor.assemble.csf import ContinuationJoiner
 from extractor.assemble.records import CommittedTransaction
 from extractor.assemble.transaction_buffer import TransactionBuffer
-from extractor.change_record import ChangeRecord
 from extractor.config import MiningSettings, OracdcConfig
 from extractor.dictionary import TableDef
 from extractor.errors import OracdcError
@@ -224,10 +223,6 @@ class StreamRunner:
 
     # -- what a window's transactions become ----------------------------------------------
 
-    def keeps(self, record: ChangeRecord) -> bool:
-        """Drop changes of a table that its snapshot already covers."""
-        return self.streams(f"{record.owner}.{record.table}", record.commit_scn)
-
     def streams(self, qualified_name: str, commit_scn: int) -> bool:
         """True when the table's changes committed at ``commit_scn`` come from the stream:
         its snapshot is done and older (a re-snapshot pending: not in the checkpoint)."""
@@ -322,12 +317,13 @@ class _WindowLanding:
             name = f"{ddl_row.seg_owner}.{ddl_row.table_name}"
             if is_row_moving(ddl_row.sql_redo) and runner.streams(name, committed.commit_scn):
                 self.resnapshot[name] = ddl_row
-        for key, records in changes.records.items():
-            kept = [r for r in records if runner.keeps(r)]
-            if kept:
-                self._records.setdefault(key, []).extend(kept)
-                self._held += len(kept)
-                self.change_rows += len(kept)
+        for (owner, table), records in changes.records.items():
+            # every change of a transaction has its commit SCN: the table's snapshot covers
+            # all of them or none
+            if records and runner.streams(f"{owner}.{table}", committed.commit_scn):
+                self._records.setdefault((owner, table), []).extend(records)
+                self._held += len(records)
+                self.change_rows += len(records)
         self._errors.extend(changes.quarantined)
         self.quarantined += len(changes.quarantined)
         self.transactions += 1

@@ -7,10 +7,12 @@ from decimal import Decimal
 
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from msgspec.structs import replace
 
 from extractor.errors import LandingError
-from extractor.land.change_batch import change_batch, snapshot_batch
+from extractor.land.change_batch import _decimal_column, change_batch, snapshot_batch
 from tests.land.records import COMMIT_TS, EMP, EXTRACTED_AT, change
 
 UTC_US = pa.timestamp("us", tz="UTC")
@@ -256,3 +258,33 @@ def test_snapshot_missing_a_source_column_is_rejected() -> None:
             batch_id=1,
             extracted_at=EXTRACTED_AT,
         )
+
+
+decimal_texts = st.one_of(
+    st.decimals(allow_nan=False, allow_infinity=False, places=None).map(str),
+    st.integers(-(10**14), 10**14).map(lambda n: f"{n}E{-3}"),
+    st.sampled_from(["0", "-0", "0E-5", "1E+2", "1.250", "1.255", "-1.5E-1", "99999999.99"]),
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(texts=st.lists(st.one_of(st.none(), decimal_texts), max_size=6), scale=st.integers(0, 4))
+def test_a_decimal_column_lands_the_values_arrow_gives_the_decimals_or_the_same_refusal(
+    texts: list[str | None], scale: int
+) -> None:
+    arrow_type = pa.decimal128(10, scale)
+    values = [None if t is None else Decimal(t) for t in texts]
+    try:
+        expected: object = pa.array(values, type=arrow_type)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        expected = "refused"
+    try:
+        landed: object = _decimal_column(arrow_type, values)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        landed = "refused"
+    assert landed == expected
+
+
+def test_a_decimal_column_of_other_values_is_converted_by_arrow_as_before() -> None:
+    arrow_type = pa.decimal128(6, 2)
+    assert _decimal_column(arrow_type, [5, None]) == pa.array([5, None], type=arrow_type)
