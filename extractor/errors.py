@@ -11,6 +11,10 @@ simulator raises python-oracledb's own exceptions (``sim/oracle_errors.py``).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from extractor.parse.redo_statement import ParsedRedo
 
 
 class OracdcError(Exception):
@@ -250,6 +254,18 @@ class RedoParseError(OracdcError):
         super().__init__(
             f"cannot parse SQL_REDO at position {position} ({reason}) near {near!r}",
             fix="quarantine the row (it is kept with its raw text) and report the statement",
+        )
+
+
+class AmbiguousRedoError(RedoParseError):
+    """A statement with undoubled apostrophes that more than one reading fits equally well
+    (the same number of columns). ``readings`` holds them (``ParsedRedo`` each): a caller
+    that can read the row from the source ``AS OF`` its SCN may still tell which is right."""
+
+    def __init__(self, sql: str, position: int, readings: tuple[ParsedRedo, ...]) -> None:
+        self.readings = readings
+        super().__init__(
+            "ambiguous: an undoubled apostrophe allows more than one split", sql, position
         )
 
 

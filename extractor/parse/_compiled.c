@@ -391,6 +391,11 @@ static int where_clause(const Text *t, Py_ssize_t i, PyObject *old, PyObject **r
             if (next < 0 && !at_end(t, j)) return 0;
             PyObject *name = unquoted_identifier(t, col_start, col_end, doubled);
             if (name == NULL) return -1;
+            int seen = PyDict_Contains(old, name); /* a column twice: the reference's */
+            if (seen != 0) {
+                Py_DECREF(name);
+                return seen < 0 ? -1 : 0;
+            }
             PyObject *literal = value_start >= 0 ? new_literal(t, value_start, value_end)
                                                  : Py_NewRef(IsNullLiteral);
             if (literal == NULL || PyDict_SetItem(old, name, literal) < 0) {
@@ -471,6 +476,9 @@ static PyObject *parse_insert(const Text *t, Py_ssize_t i) {
         Py_ssize_t start = comments(t, i);
         Py_ssize_t end = value(t, start);
         if (end < 0) goto decline;
+        int seen = PyDict_Contains(values, PyList_GET_ITEM(columns, index));
+        if (seen < 0) goto error;
+        if (seen) goto decline; /* a column twice: the reference's */
         PyObject *literal = new_literal(t, start, end);
         if (literal == NULL) goto error;
         int failed = PyDict_SetItem(values, PyList_GET_ITEM(columns, index), literal);
@@ -528,6 +536,12 @@ static PyObject *parse_update(const Text *t, Py_ssize_t i) {
         if (end < 0) goto decline;
         PyObject *name = unquoted_identifier(t, col_start, col_end, doubled);
         if (name == NULL) goto error;
+        int seen = PyDict_Contains(new_values, name);
+        if (seen != 0) { /* a column twice: the reference's */
+            Py_DECREF(name);
+            if (seen < 0) goto error;
+            goto decline;
+        }
         PyObject *literal = new_literal(t, start, end);
         int failed = literal == NULL || PyDict_SetItem(new_values, name, literal) < 0;
         Py_DECREF(name);

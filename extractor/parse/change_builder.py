@@ -29,6 +29,7 @@ from typing import Literal
 
 from extractor.change_record import ChangeRecord, Operation
 from extractor.dictionary import TableDef
+from extractor.errors import AmbiguousRedoError, SnapshotTooOldError, TableNotFoundError
 from extractor.keys import keyed_by_primary_key
 from extractor.land.audit_records import QuarantinedChange
 from extractor.logminer_row import LogMinerRow, OperationCode
@@ -42,6 +43,7 @@ from extractor.parse import (
     parse_redo,
     typed_row,
 )
+from extractor.parse.as_of_resolution import RowAsOf, resolve_by_row_as_of
 from extractor.redo_position import RedoPosition
 
 _DML_OPERATIONS: dict[int, Operation] = {
@@ -135,6 +137,17 @@ ObjectLookup = Callable[[int], tuple[str, str] | None]
 
 
 @dataclass(frozen=True)
+class _Ambiguous:
+    """A statement two or more readings fit, resolved once the transaction is read whole;
+    ``position`` is where its records go among its table's records."""
+
+    row: LogMinerRow
+    table: TableDef
+    error: AmbiguousRedoError
+    position: int
+
+
+@dataclass(frozen=True)
 class TransactionInfo:
     """The commit facts every change row of a transaction carries."""
 
@@ -152,14 +165,18 @@ class ChangeBuilder:
         is_selected: Callable[[str, str], bool],
         nls: NlsSettings,
         object_table: ObjectLookup | None = None,
+        row_as_of: RowAsOf | None = None,
     ) -> None:
         self._lookup = lookup
         self._is_selected = is_selected
         self._nls = nls
         self._object_table = object_table or (lambda _object_id: None)
+        self._row_as_of = row_as_of
 
     def build(self, info: TransactionInfo, rows: Iterable[LogMinerRow]) -> TransactionChanges:
         changes = TransactionChanges()
+        ambiguous: list[_Ambiguous] = []
+        changes_by_row_id: dict[str, int] = {}
         for row in rows:
             owner, table = row.seg_owner, row.table_name
             what = disposition(row.operation_code)
@@ -168,7 +185,9 @@ class ChangeBuilder:
                     self._unnamed(row, changes)
                 continue
             if what.action == "apply":
-                self._dml(info, row, owner, table, changes)
+                if row.row_id is not None:
+                    changes_by_row_id[row.row_id] = changes_by_row_id.get(row.row_id, 0) + 1
+                self._dml(info, row, owner, table, changes, ambiguous)
             elif what.action == "ddl":
                 changes.ddl_rows.append(row)
                 if is_truncate(row.sql_redo):
@@ -176,7 +195,42 @@ class ChangeBuilder:
             elif what.action == "quarantine":
                 reason = what.reason.format(operation=row.operation, code=row.operation_code)
                 changes.quarantined.append(_quarantine(row, reason))
+        for pending in reversed(ambiguous):  # later first: earlier insert positions hold
+            self._resolve(info, pending, changes, changes_by_row_id)
         return changes
+
+    def _resolve(
+        self,
+        info: TransactionInfo,
+        pending: _Ambiguous,
+        changes: TransactionChanges,
+        changes_by_row_id: Mapping[str, int],
+    ) -> None:
+        """An ambiguous statement, told apart by the row AS OF its SCN (``as_of_resolution``)
+        when the source can read it and the statement is the transaction's only change of
+        its ROWID; quarantined otherwise."""
+        row, table, error = pending.row, pending.table, pending.error
+        assert self._row_as_of is not None and row.row_id is not None
+        if changes_by_row_id.get(row.row_id, 0) > 1:
+            why: ParsedRedo | str = "the transaction changes that ROWID more than once"
+        else:
+            try:
+                why = resolve_by_row_as_of(
+                    error.readings, table, self._nls, row.row_id, info.commit_scn, self._row_as_of
+                )
+            except (SnapshotTooOldError, TableNotFoundError) as read_error:
+                why = f"the row cannot be read AS OF its SCN: {read_error}"
+        if isinstance(why, str):
+            changes.quarantined.append(_quarantine(row, f"{error.one_line()}; {why}"))
+            return
+        try:
+            records = self._records(info, row, table, why)
+        except (_UnknownColumnError, _UnsupportedValueError, ValueTypingError) as record_error:
+            changes.quarantined.append(_quarantine(row, str(record_error)))
+            return
+        key = (table.owner, table.name)
+        held = changes.records.setdefault(key, [])
+        held[pending.position : pending.position] = records
 
     def _unnamed(self, row: LogMinerRow, changes: TransactionChanges) -> None:
         """A row of a replicated table (by DATA_OBJ#) under a name that is not selected:
@@ -203,6 +257,7 @@ class ChangeBuilder:
         owner: str,
         table_name: str,
         changes: TransactionChanges,
+        ambiguous: list[_Ambiguous],
     ) -> None:
         table = self._lookup(owner, table_name, False)
         if table is None:
@@ -222,6 +277,16 @@ class ChangeBuilder:
         except _UnsupportedValueError as error:
             changes.quarantined.append(_quarantine(row, str(error)))
             return
+        except AmbiguousRedoError as error:
+            if self._row_as_of is None or not error.readings or row.row_id is None:
+                reason = error.one_line()
+                if self._row_as_of is None:
+                    reason += "; this source cannot read the row AS OF its SCN to decide"
+                changes.quarantined.append(_quarantine(row, reason))
+                return
+            position = len(changes.records.get((table.owner, table.name), ()))
+            ambiguous.append(_Ambiguous(row, table, error, position))
+            return
         except (RedoParseError, ValueTypingError) as error:
             changes.quarantined.append(_quarantine(row, error.one_line()))
             return
@@ -229,9 +294,14 @@ class ChangeBuilder:
             changes.add(record)
 
     def _records(
-        self, info: TransactionInfo, row: LogMinerRow, table: TableDef
+        self,
+        info: TransactionInfo,
+        row: LogMinerRow,
+        table: TableDef,
+        parsed: ParsedRedo | None = None,
     ) -> list[ChangeRecord]:
-        parsed = parse_redo(row.sql_redo or "", table)
+        if parsed is None:
+            parsed = parse_redo(row.sql_redo or "", table)
         _check_columns(parsed, table)
         new, old = typed_row(parsed, table, self._nls)
         unsupported = [

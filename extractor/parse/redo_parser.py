@@ -89,13 +89,10 @@ def _insert(sql: str) -> ParsedRedo | None:
         return None
     if '""' in columns_text:
         columns = [_unquote_identifier(c) for c in columns]
-    return ParsedRedo(
-        "INSERT",
-        _identifier(owner),
-        _unquote_identifier(table),
-        dict(zip(columns, [Literal(item[1]) for item in items], strict=True)),
-        NO_VALUES,
-    )
+    values = dict(zip(columns, [Literal(item[1]) for item in items], strict=True))
+    if len(values) != len(columns):
+        return None  # a column twice: never Oracle's; the relaxed reading decides
+    return ParsedRedo("INSERT", _identifier(owner), _unquote_identifier(table), values, NO_VALUES)
 
 
 def _update(sql: str) -> ParsedRedo | None:
@@ -108,7 +105,7 @@ def _update(sql: str) -> ParsedRedo | None:
     set_text, where_keyword = set_clause.groups()
     new = _pairs(_SET_PAIRS(set_text), set_text)
     old, rowid = _where(sql, set_clause.end()) if where_keyword else ({}, None)
-    if old is None:
+    if new is None or old is None:
         return None
     return ParsedRedo(
         "UPDATE", _identifier(head.group(1)), _unquote_identifier(head.group(2)), new, old, rowid
@@ -148,13 +145,18 @@ def _where(sql: str, start: int) -> tuple[dict[str, Literal] | None, str | None]
         )
         for _, column, value, _, _ in items
     }
+    if len(old) != len(items):
+        return None, None  # a column twice: never Oracle's; the relaxed reading decides
     return old, rowid
 
 
-def _pairs(pairs: list[tuple[str, str]], clause: str) -> dict[str, Literal]:
+def _pairs(pairs: list[tuple[str, str]], clause: str) -> dict[str, Literal] | None:
+    """The SET pairs; None when a column is set twice (an undoubled apostrophe made the
+    text look like more pairs: the relaxed reading decides)."""
     if '""' in clause:
         pairs = [(_unquote_identifier(c), v) for c, v in pairs]
-    return {c: Literal(v) for c, v in pairs}
+    new = {c: Literal(v) for c, v in pairs}
+    return new if len(new) == len(pairs) else None
 
 
 def _identifier(name: str | None) -> str | None:

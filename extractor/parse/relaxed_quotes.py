@@ -29,7 +29,7 @@ from heapq import heappop, heappush
 from typing import NamedTuple
 
 from extractor.dictionary import TableDef
-from extractor.errors import RedoParseError
+from extractor.errors import AmbiguousRedoError, RedoParseError
 from extractor.parse import redo_grammar as g
 from extractor.parse.literals import IS_NULL_LITERAL, Literal
 from extractor.parse.redo_statement import Operation, ParsedRedo
@@ -42,6 +42,9 @@ MAX_STEPS = 5_000
 # 1,000 columns (Oracle's limit before 23ai) with an undoubled apostrophe in every value has
 # ~1.1 million and takes ~1.7 s.
 MAX_EDGES = 2_000_000
+# Readings tied for the most columns handed on with the ambiguity error (a caller may tell
+# the right one by reading the row AS OF its SCN); a tie of more is left unresolved.
+MAX_TIED = 8
 
 _INSERT_HEAD = g.INSERT_HEAD
 _UPDATE_HEAD = g.UPDATE_HEAD
@@ -127,9 +130,9 @@ def parse_relaxed(
     most = max(_columns(reading) for reading in readings)
     best = [reading for reading in readings if _columns(reading) == most]
     if len(best) > 1:
-        raise RedoParseError(
-            "ambiguous: an undoubled apostrophe allows more than one split", sql, reader.first_quote
-        )
+        # A tie of more than MAX_TIED readings is left unresolved (no readings given).
+        tied = tuple(best) if len(best) <= MAX_TIED else ()
+        raise AmbiguousRedoError(sql, reader.first_quote, tied)
     return best[0]
 
 
@@ -198,6 +201,8 @@ class _Reader:
             columns: list[str] = []
             if operation == "INSERT":
                 columns = [_unquote(c) or "" for c in g.COLUMN_NAMES.findall(match.group(3))]
+                if len(set(columns)) != len(columns):
+                    return []  # a column named twice: never Oracle's
                 self.commas = [m.start(1) for m in _VALUE_COMMA.finditer(sql, match.end())]
             self.column_count = len(columns)
             first_state = {"INSERT": "insert_value", "UPDATE": "set_column", "DELETE": "where"}
@@ -259,7 +264,8 @@ class _Reader:
         raise AssertionError("a best reading that does not end")
 
     def _best_valid(self, start: _Node) -> list[tuple[_Items, str | None]]:
-        """The valid readings with the most items (two at most: more is a tie anyway),
+        """The valid readings with the most items (``MAX_TIED`` + 1 at most: a tie of more
+        is not worth resolving),
         best first over the graph ``_best`` left: a partial reading's bound is its items
         plus the most the rest can add, so complete readings come out with the most items
         first (bounded by MAX_STEPS)."""
@@ -282,7 +288,7 @@ class _Reader:
                 if self._valid(items):
                     found.append((items, rowid))
                     most = count
-                    if len(found) > 1:
+                    if len(found) > MAX_TIED:
                         break
                 continue
             for following, item, end_rowid in moves[node]:

@@ -65,6 +65,9 @@ class Extractor:
             source.nls,
             # Sources that mine by object id (OracleSource) name rows LogMiner could not.
             getattr(source, "table_for_object", None),
+            # Sources that read rows AS OF an SCN (OracleSource) tell apart the readings of
+            # a statement with undoubled apostrophes; a replay bundle cannot.
+            getattr(source, "row_as_of", None),
         )
         self._observer = StatsObserver(config.data_dir)
         lander = Lander(

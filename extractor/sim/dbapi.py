@@ -26,7 +26,11 @@ from extractor.sim.redo_logs import RedoLogFile
 from extractor.source.oracle import queries
 from extractor.source.oracle.logminer_session import parse_utc_offset
 from extractor.source.oracle.redo_logs import OPEN_ENDED_NEXT_CHANGE
-from extractor.source.oracle.snapshot import select_expression, snapshot_statement
+from extractor.source.oracle.snapshot import (
+    row_as_of_statement,
+    select_expression,
+    snapshot_statement,
+)
 from extractor.source.rowid_order import rowid_sort_key
 
 Row = tuple[Any, ...]
@@ -36,6 +40,10 @@ _SNAPSHOT = re.compile(
     r"AS OF SCN :scn (?:WHERE (?P<ranged>ROWID BETWEEN CHARTOROWID\(:low_rowid\) AND "
     r"CHARTOROWID\(:high_rowid\) )?(?:(?:AND |WHERE )?ROWID > CHARTOROWID\(:after_rowid\) )?)?"
     r"ORDER BY ROWID$"
+)
+_ROW_AS_OF = re.compile(
+    r'^SELECT (?P<select>.*), ROWIDTOCHAR\(ROWID\) FROM "(?P<owner>[^"]+)"\."(?P<table>[^"]+)" '
+    r"AS OF SCN :scn WHERE ROWID = CHARTOROWID\(:row_id\)$"
 )
 _VERIFY_COUNT = re.compile(
     r'^SELECT COUNT\(\*\) FROM "(?P<owner>[^"]+)"\."(?P<table>[^"]+)" AS OF SCN :scn$'
@@ -198,6 +206,10 @@ class SimCursor:
         snapshot = _SNAPSHOT.match(text)
         if snapshot:
             self._set_result(self._snapshot(snapshot, text, binds), None)
+            return self
+        row_as_of = _ROW_AS_OF.match(text)
+        if row_as_of:
+            self._set_result(self._row_as_of(row_as_of, text, binds), None)
             return self
         raise UnknownStatementError(f"the simulator does not answer this statement: {text}")
 
@@ -502,14 +514,19 @@ class SimCursor:
         if limit is not None and len(rows) > limit:
             raise_oracle_error(1652, "unable to extend temp segment by 128 in tablespace TEMP")
         rows.sort(key=lambda r: rowid_sort_key(str(r["ROWID"])))
-        utc_columns = {
-            c.name for c in table.columns if select_expression(c).startswith("SYS_EXTRACT_UTC(")
-        }
-        return [
-            (*(_fetched(row.get(c.name), c.name in utc_columns) for c in table.columns),
-             row["ROWID"])
-            for row in rows
-        ]  # fmt: skip
+        return _fetched_rows(table, rows)
+
+    def _row_as_of(self, match: re.Match[str], text: str, binds: Mapping[str, Any]) -> list[Row]:
+        """ROW_AS_OF: the snapshot read of one ROWID."""
+        owner, name = match.group("owner"), match.group("table")
+        table = self._visible_table(owner, name)  # ORA-00942 when unknown here
+        if text != queries.normalise(row_as_of_statement(table)):
+            table = self.db.table_with_virtual(owner, name)
+        if text != queries.normalise(row_as_of_statement(table)):
+            raise_oracle_error(904, f"invalid identifier in the select list of {owner}.{name}")
+        row_id = str(binds["row_id"])
+        rows = self.db.snapshot_rows(owner, name, int(binds["scn"]))
+        return _fetched_rows(table, [r for r in rows if r["ROWID"] == row_id])
 
     def _verify(self, match: re.Match[str], text: str, binds: Mapping[str, Any]) -> list[Row]:
         """VERIFY_COUNT / VERIFY_DIGESTS: computed from the truth by the canonical rules."""
@@ -599,6 +616,18 @@ class SimCursor:
         self._description = description or [
             (f"COLUMN_{i + 1}", None, None, None, None, None, True) for i in range(width)
         ]
+
+
+def _fetched_rows(table: TableDef, rows: list[dict[str, object]]) -> list[Row]:
+    """Snapshot rows as the driver fetches the snapshot select list, ROWID last."""
+    utc_columns = {
+        c.name for c in table.columns if select_expression(c).startswith("SYS_EXTRACT_UTC(")
+    }
+    return [
+        (*(_fetched(row.get(c.name), c.name in utc_columns) for c in table.columns),
+         row["ROWID"])
+        for row in rows
+    ]  # fmt: skip
 
 
 def _check_binds(text: str, binds: Mapping[str, Any]) -> None:

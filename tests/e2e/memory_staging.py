@@ -14,6 +14,8 @@ from typing import Any
 import pyarrow as pa
 
 from extractor.dictionary import TableDef
+from extractor.land.audit_records import ERRORS_TABLE
+from extractor.land.spark_sql import qualified_table
 from extractor.land.staging_writer import Columns, StagingWriter, _in_table_order
 
 
@@ -35,6 +37,11 @@ class MemoryStagingWriter(StagingWriter):
         for batch in self._batches.get(name, []):
             rows += [{c: row.get(c) for c in columns} for row in batch.to_pylist()]
         return rows
+
+    def quarantined_rows(self) -> list[dict[str, Any]]:
+        """The rows of ``_oracdc_errors``."""
+        name = qualified_table(self._schema, ERRORS_TABLE)
+        return [row for batch in self._batches.get(name, []) for row in batch.to_pylist()]
 
     def landed_rows(self, table: TableDef) -> int:
         name = self.staging_table(table)

@@ -264,3 +264,53 @@ def test_an_undoubled_apostrophe_inside_unistr_is_recovered() -> None:
     assert parsed.recovered_quotes
     assert parsed.new["N"].text == "UNISTR('\\00E9 O''Neil')"
     assert parsed.new["ID"].string_value() == "1"
+
+
+# --- a column named twice: never Oracle's, so never read as such ----------------------
+
+_ABC = TableDef(
+    "APP",
+    "T",
+    (
+        ColumnDef("ID", 1, "NUMBER", 22, 10, 0, nullable=False),
+        ColumnDef("A", 2, "VARCHAR2", 50),
+        ColumnDef("B", 3, "VARCHAR2", 50),
+    ),
+    ("ID",),
+    "ALL",
+)
+_SET_TWICE = (
+    'update "APP"."T" set "A" = \'x\', "B" = \'y\', "B" = \'z\' where "ID" = \'1\' and '
+    "\"A\" = 'a' and \"B\" = 'b' and ROWID = 'AAASEQAAEAAAACAAAA';"
+)
+
+
+def test_a_set_clause_naming_a_column_twice_is_an_ambiguity_with_its_readings() -> None:
+    from extractor.errors import AmbiguousRedoError
+
+    with pytest.raises(AmbiguousRedoError) as raised:
+        parse_redo(_SET_TWICE, _ABC)
+    readings = sorted(
+        (r.new["A"].text, r.new["B"].text) for r in raised.value.readings
+    )  # values as Oracle would have doubled them
+    assert readings == [
+        ("'x'", "'y'', \"B\" = ''z'"),
+        ("'x'', \"B\" = ''y'", "'z'"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        'insert into "APP"."T"("A","A") values (\'x\',\'y\');',
+        'delete from "APP"."T" where "A" = \'x\' and "A" = \'y\' and ROWID = \'AAAA\';',
+        _SET_TWICE.replace(" and ROWID", " and \"A\" = 'q' and ROWID"),
+    ],
+)
+def test_a_column_named_twice_is_never_read_as_the_last_value(sql: str) -> None:
+    try:
+        parsed = parse_redo(sql, _ABC)
+    except RedoParseError:
+        return
+    for image in (parsed.new, parsed.old):  # a reading of the text, each column once
+        assert "'y'" not in [literal.text for name, literal in image.items() if name == "A"]

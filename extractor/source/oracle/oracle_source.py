@@ -43,7 +43,11 @@ from extractor.source.oracle.logminer_session import (
     parse_utc_offset,
     retryable_code,
 )
-from extractor.source.oracle.snapshot import DEFAULT_CHUNK_BLOCKS, read_snapshot
+from extractor.source.oracle.snapshot import (
+    DEFAULT_CHUNK_BLOCKS,
+    read_row_as_of,
+    read_snapshot,
+)
 
 log = logging.getLogger(__name__)
 
@@ -168,6 +172,15 @@ class OracleSource:
             after_rowid,
             chunk_blocks=self._snapshot_chunk_blocks,
         )
+
+    def row_as_of(self, table: TableDef, row_id: str, scn: int) -> dict[str, object] | None:
+        """One row by ROWID ``AS OF`` ``scn`` (None: no row there then); used to tell apart
+        the readings of an ambiguous SQL_REDO statement."""
+        row: dict[str, object] | None = self._catalog(
+            f"the AS OF read of one row of {table.qualified_name}",
+            lambda c: read_row_as_of(c, table, scn, row_id),
+        )
+        return row
 
     def mine(
         self, start_scn: int, end_scn: int, tables: Sequence[TableDef]

@@ -222,6 +222,13 @@ SNAPSHOT_RANGE_AFTER_ROWID: Final = (
     "AND ROWID > CHARTOROWID(:after_rowid) ORDER BY ROWID"
 )
 
+# One row AS OF an SCN by its ROWID: what tells apart the readings of a SQL_REDO statement
+# with undoubled apostrophes (docs/logminer.md).
+ROW_AS_OF: Final = (
+    "SELECT {select_list}, ROWIDTOCHAR(ROWID) FROM {table} AS OF SCN :scn "
+    "WHERE ROWID = CHARTOROWID(:row_id)"
+)
+
 # The table's extents (every partition and subpartition) as ROWID bounds computed by Oracle:
 # first ROWID of the first block, last possible ROWID of the last block, and the block count.
 TABLE_EXTENTS: Final = (

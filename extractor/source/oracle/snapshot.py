@@ -98,6 +98,33 @@ def snapshot_statement(table: TableDef, resume: bool, ranged: bool = False) -> s
     )
 
 
+def row_as_of_statement(table: TableDef) -> str:
+    """The query of one row of ``table`` by ROWID ``AS OF`` an SCN (binds ``:scn``,
+    ``:row_id``), with the snapshot's select list."""
+    select_list = ", ".join(select_expression(c) for c in table.columns)
+    return queries.ROW_AS_OF.format(
+        select_list=select_list, table=queries.qualified_name(table.owner, table.name)
+    )
+
+
+def read_row_as_of(cursor: Any, table: TableDef, scn: int, row_id: str) -> dict[str, object] | None:
+    """The row at ``row_id`` as of ``scn`` (column name -> value, in the snapshot's
+    representation), None when no row is there at that SCN. Raises SnapshotTooOldError
+    (undo gone, or the table changed since) and TableNotFoundError like a snapshot read."""
+    converters = [column_converter(c) for c in table.columns]
+    cursor.outputtypehandler = output_type_handler
+    try:
+        cursor.execute(row_as_of_statement(table), {"scn": scn, "row_id": row_id})
+        row = cursor.fetchone()
+    except Exception as error:
+        _raise_mapped(error, table, scn)
+        raise  # not reached: _raise_mapped raises
+    if row is None:
+        return None
+    values = _convert(row, converters)[: len(table.columns)]
+    return {column.name: value for column, value in zip(table.columns, values, strict=True)}
+
+
 def output_type_handler(cursor: Any, metadata: Any) -> Any:
     """NUMBER as Decimal; LOBs inline (python-oracledb's documented handler signature)."""
     type_code = metadata.type_code

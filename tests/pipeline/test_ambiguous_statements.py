@@ -1,0 +1,174 @@
+"""Statements that an undoubled apostrophe leaves with two equally good readings.
+
+The simulator writes ``update "APP"."T" set "A" = 'x', "B" = 'y', "B" = 'z' …`` for A set to
+``x', "B" = 'y`` (Oracle did not double the apostrophes). Read as text, B is set twice; the
+two readings with one value for A and one for B fit equally. The row ``AS OF`` the commit SCN
+(by ROWID, from the source) tells which one Oracle wrote; where the source cannot read it (a
+replay bundle) or the transaction changed that row again, the statement is quarantined, never
+guessed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from extractor.config import OracdcConfig, config_from_mapping
+from extractor.dictionary import ColumnDef, TableDef
+from extractor.errors import AmbiguousRedoError
+from extractor.logminer_row import OperationCode
+from extractor.parse import parse_redo
+from extractor.parse.change_builder import ChangeBuilder, TransactionInfo
+from extractor.pipeline.extractor import open_extractor
+from extractor.pipeline.sync import extract_and_land
+from extractor.sim.database import SimDatabase
+from extractor.source.factory import open_source
+from extractor.source.replay.recorder import record_bundle
+from extractor.source.replay.replay_source import ReplaySource
+from tests.e2e.memory_staging import MemoryStagingWriter
+
+T = TableDef(
+    "APP",
+    "T",
+    (
+        ColumnDef("ID", 1, "NUMBER", 22, 10, 0, nullable=False),
+        ColumnDef("A", 2, "VARCHAR2", 50),
+        ColumnDef("B", 3, "VARCHAR2", 50),
+        ColumnDef("C", 4, "VARCHAR2", 50),
+    ),
+    ("ID",),
+    "ALL",
+)
+# A's new value makes the SET clause read as B set twice.
+TRICKY = {"A": "x', \"B\" = 'y", "B": "z"}
+# ... and B's, the other way round: the same SQL_REDO text.
+TRICKY_OTHER_WAY = {"A": "x", "B": "y', \"B\" = 'z"}
+
+
+def _database() -> SimDatabase:
+    db = SimDatabase()
+    db.create_table(T)
+    setup = db.begin()
+    setup.insert("APP", "T", {"ID": 1, "A": "a", "B": "b", "C": "c"})
+    setup.insert("APP", "T", {"ID": 2, "A": "a", "B": "b", "C": "c"})
+    setup.commit()
+    db.undoubled_quote_ratio = 1.0
+    return db
+
+
+def _update(db: SimDatabase, key: int, values: dict[str, object], *, again: bool = False) -> None:
+    txn = db.begin()
+    txn.update("APP", "T", lambda row: row["ID"] == key, values)
+    if again:
+        txn.update("APP", "T", lambda row: row["ID"] == key, {"C": "later"})
+    txn.commit()
+
+
+def _build(db: SimDatabase, row_as_of: Any) -> Any:
+    """The change builder's output for every transaction that updated T."""
+    rows = db.logminer_contents(0, db.current_scn())
+    commits = {r.xid: r for r in rows if r.operation_code == OperationCode.COMMIT}
+    builder = ChangeBuilder(
+        lambda owner, name, refresh: T if (owner, name) == ("APP", "T") else None,
+        lambda owner, name: True,
+        db.nls,
+        row_as_of=row_as_of,
+    )
+    built = []
+    for xid, commit in commits.items():
+        updates = [r for r in rows if r.xid == xid and r.operation_code == OperationCode.UPDATE]
+        if updates:
+            info = TransactionInfo(xid, commit.scn, None)
+            built.append(builder.build(info, updates))
+    return built
+
+
+@pytest.mark.parametrize("values", [TRICKY, TRICKY_OTHER_WAY])
+def test_the_two_readings_are_told_apart_by_the_row_as_of_the_commit(
+    values: dict[str, object],
+) -> None:
+    db = _database()
+    _update(db, 1, values)
+    (update,) = [r for r in db.logminer_contents(0, db.current_scn()) if r.operation_code == 3]
+    assert update.sql_redo is not None and "\"B\" = 'y', \"B\" = 'z'" in update.sql_redo
+    with pytest.raises(AmbiguousRedoError) as ambiguity:
+        parse_redo(update.sql_redo, T)
+    assert len(ambiguity.value.readings) == 2
+    source = open_source({"kind": "sim", "database": db})
+    (changes,) = _build(db, source.row_as_of)
+    assert not changes.quarantined
+    ((record,),) = changes.records.values()
+    assert {name: record.values[name] for name in values} == values
+
+
+def test_a_row_changed_again_in_the_transaction_is_quarantined() -> None:
+    db = _database()
+    _update(db, 1, TRICKY, again=True)
+    source = open_source({"kind": "sim", "database": db})
+    (changes,) = _build(db, source.row_as_of)
+    (quarantined,) = changes.quarantined
+    assert "ambiguous" in quarantined.reason
+    assert "changes that ROWID more than once" in quarantined.reason
+    ((later,),) = changes.records.values()  # the transaction's other change still lands
+    assert later.values["C"] == "later"
+
+
+def test_without_a_source_that_reads_as_of_the_statement_is_quarantined() -> None:
+    db = _database()
+    _update(db, 1, TRICKY)
+    (changes,) = _build(db, None)
+    (quarantined,) = changes.quarantined
+    assert "cannot read the row AS OF its SCN" in quarantined.reason
+    assert not changes.records
+
+
+def test_the_extractor_lands_the_row_the_source_confirms(tmp_path: Path) -> None:
+    """End to end (staging in memory, error policy ``fail``): the staging rows carry the
+    values Oracle committed. A replay bundle of the same redo cannot read rows AS OF an SCN:
+    there both statements are quarantined, the rest lands."""
+    db = _database()
+    bundle = tmp_path / "bundle"
+    runs = [
+        (_config(tmp_path / "sim", "fail"), lambda: open_source({"kind": "sim", "database": db})),
+        (_config(tmp_path / "replay", "warn"), lambda: ReplaySource(bundle)),
+    ]
+    staging = {config.data_dir: MemoryStagingWriter(config.staging_schema) for config, _ in runs}
+    for config, source in runs:  # the snapshots
+        if source is runs[1][1]:
+            record_bundle(db, bundle)
+        with open_extractor(config, source(), None, writer=staging[config.data_dir]) as extractor:
+            extract_and_land(extractor, {})
+        if source is runs[0][1]:
+            _update(db, 1, TRICKY)
+            _update(db, 2, TRICKY_OTHER_WAY)
+    record_bundle(db, bundle)
+    for config, source in runs:
+        with open_extractor(config, source(), None, writer=staging[config.data_dir]) as extractor:
+            extract_and_land(extractor, {})
+
+    from_sim, from_bundle = (staging[config.data_dir] for config, _ in runs)
+    changed = [row for row in from_sim.staged_rows(T) if row["_op"] == "u"]
+    assert sorted((row["id"], row["a"], row["b"]) for row in changed) == [
+        (1, TRICKY["A"], TRICKY["B"]),
+        (2, TRICKY_OTHER_WAY["A"], TRICKY_OTHER_WAY["B"]),
+    ]
+    assert not from_sim.quarantined_rows()
+    assert not [row for row in from_bundle.staged_rows(T) if row["_op"] == "u"]
+    reasons = [row["reason"] for row in from_bundle.quarantined_rows()]
+    assert len(reasons) == 2
+    assert all("cannot read the row AS OF its SCN" in reason for reason in reasons)
+
+
+def _config(work: Path, policy: str) -> OracdcConfig:
+    return config_from_mapping(
+        {
+            "source": {"kind": "sim"},
+            "tables": ["APP.*"],
+            "data_dir": "data",
+            "staging_schema": "t_ambiguous",
+            "error_policy": policy,
+        },
+        base_dir=work,
+    )
