@@ -10,10 +10,12 @@ more DML rows (not timed) and one ``run_cycle`` applies them, timed and split in
 - ``extract``: mining the simulator (``read``), joining, assembling, parsing and typing;
 - ``land``: Arrow conversion and the Spark appends to the staging tables;
 - ``generate``: dbt model files for new tables (none after the first cycle);
-- ``dbt``: the in-process ``dbt build --select path:models/replica+`` (replicas, their tests,
-  the example view).
+- ``dbt``: the in-process ``dbt build`` of what changed (every replica after a loaded cycle:
+  the workload changes every table; nothing in an idle cycle).
 
-Target: the cycle under 60 s on this machine.
+Then ``--idle`` cycles with nothing new are timed the same way. Targets: the loaded cycle
+under 60 s on this machine; an idle cycle at most a quarter of the loaded one; with
+``--tables 50``, an idle cycle under 10 s.
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ from _common import (
 )
 
 TARGET_SECONDS = 60.0
+IDLE_TARGET_RATIO = 0.25  # an idle cycle against one with --rows changes
+IDLE_TARGET_SECONDS_50_TABLES = 10.0
 _WORKLOAD_CHUNK = 2_000
 
 
@@ -120,6 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--initial", type=int, default=2_000, help="transactions before 1st cycle")
     parser.add_argument("--repeat", type=int, default=2, help="measured cycles")
     parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--idle", type=int, default=2, help="cycles with nothing new, timed")
     parser.add_argument("--work-dir", type=Path, help="keep the project and data here")
     args = parser.parse_args(argv)
     rows = parse_counts(args.rows)[0]
@@ -150,10 +155,25 @@ def main(argv: list[str] | None = None) -> int:
             measured = timed_cycle(spark, config, db, dbt)
             row = run.add(cycle=attempt, dml_rows=issued, workload_s=workload_s, **measured)
             print(format_table([row], list(row)), flush=True)
+        loaded = min(
+            (float(r["cycle_s"]) for r in run.rows if r["cycle"] != "initial"), default=None
+        )
+        for attempt in range(1, args.idle + 1):
+            row = run.add(
+                cycle=f"idle {attempt}", dml_rows=0, **timed_cycle(spark, config, db, dbt)
+            )
+            print(format_table([row], list(row)), flush=True)
     columns = ["cycle", "dml_rows", "change_rows", "cycle_s", "extract_s", "read_s", "parse_s"]
     columns += ["land_s", "dbt_s", "setup_s", "peak_rss_mb", "load_1m", "cpu_probe_s"]
     print(format_table(run.rows, columns))
     print(f"target: a cycle under {TARGET_SECONDS:.0f} s")
+    idle = [float(r["cycle_s"]) for r in run.rows if str(r["cycle"]).startswith("idle")]
+    if idle and loaded:
+        print(
+            f"idle cycle: {min(idle):.1f} s, {min(idle) / loaded:.2f} of the fastest loaded cycle "
+            f"({loaded:.1f} s; target <= {IDLE_TARGET_RATIO}); with {args.tables} tables "
+            f"(target with 50: under {IDLE_TARGET_SECONDS_50_TABLES:.0f} s)"
+        )
     print(f"results: {run.save()}")
     return 0
 

@@ -88,6 +88,9 @@ class OracdcConfig:
     spark_landing: str = "auto"
     dbt_project_dir: Path | None = None
     dbt_target: str | None = None
+    # A sync cycle builds only the replicas whose staging tables changed; every N-th cycle
+    # builds everything (0: only with `oracdc sync --all`; docs/dbt.md).
+    dbt_full_build_every: int = 0
     sync_interval_seconds: float = 60.0
     notify: Mapping[str, Any] = field(default_factory=dict)
 
@@ -116,6 +119,7 @@ def load_config(path: Path) -> OracdcConfig:
     return config_from_mapping(raw, base_dir=path.parent.resolve(), path=path)
 
 
+_DBT_KEYS = frozenset({"project_dir", "target", "full_build_every"})
 _TOP_LEVEL_KEYS = {
     "source",
     "tables",
@@ -189,6 +193,24 @@ def config_from_mapping(
             fix="auto writes Parquet files where the warehouse is reachable; spark always "
             "appends through Spark",
         )
+    unknown_dbt = sorted(set(dbt) - _DBT_KEYS)
+    if unknown_dbt:
+        raise ConfigError(
+            f"{where}: unknown key(s) under dbt: {', '.join(unknown_dbt)}",
+            fix=f"use {', '.join(sorted(_DBT_KEYS))}",
+        )
+    full_build_every = dbt.get("full_build_every", 0)
+    if (
+        isinstance(full_build_every, bool)
+        or not isinstance(full_build_every, int)
+        or (full_build_every < 0)
+    ):
+        raise ConfigError(
+            f"{where}: dbt.full_build_every must be a whole number of cycles, not "
+            f"{full_build_every!r}",
+            fix="e.g. 100 for a full dbt build every 100th sync cycle; 0 (the default) for "
+            "none but `oracdc sync --all`",
+        )
     project_dir = dbt.get("project_dir")
     return OracdcConfig(
         path=path,
@@ -208,6 +230,7 @@ def config_from_mapping(
         spark_landing=landing,
         dbt_project_dir=_path(project_dir, base_dir) if project_dir else None,
         dbt_target=dbt.get("target"),
+        dbt_full_build_every=full_build_every,
         sync_interval_seconds=_number(
             raw.get("sync_interval_seconds", 60), "sync_interval_seconds", where
         ),

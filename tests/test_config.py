@@ -101,3 +101,16 @@ def test_transaction_retention_is_off_by_default_and_positive_when_set(tmp_path:
     )
     with pytest.raises(ConfigError, match="transaction_retention_scns must be positive"):
         load_config(write(tmp_path, text % "0"))
+
+
+def test_full_dbt_builds_are_off_by_default_and_a_count_of_cycles_when_set(
+    tmp_path: Path,
+) -> None:
+    assert load_config(write(tmp_path, MINIMAL)).dbt_full_build_every == 0
+    text = MINIMAL + "dbt: {full_build_every: %s}\n"
+    assert load_config(write(tmp_path, text % "100")).dbt_full_build_every == 100
+    for bad in ("-1", "2.5", "true", "often"):
+        with pytest.raises(ConfigError, match="full_build_every must be a whole number"):
+            load_config(write(tmp_path, text % bad))
+    with pytest.raises(ConfigError, match=r"unknown key.*under dbt: full_build_evry"):
+        load_config(write(tmp_path, MINIMAL + "dbt: {full_build_evry: 3}\n"))

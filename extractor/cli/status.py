@@ -80,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
             "last_landed_batch": counters.last_batch_id,
             "last_consolidated_batch": done.batch_id if done else None,
             "consolidated_at": done.at if done else None,
+            "built_because": (done.reason or None) if done else None,
             "quarantined": counters.quarantined,
         }
         if args.replicas:
@@ -138,6 +139,12 @@ def _print_human(
             line += f"{_or_dash(row['replica_batch']):>7} "
         print(line + f"{row['quarantined']:>6}")
     print("landed/merged: last batch landed in staging / taken in by the last successful sync")
+    built = [(name, row) for name, row in tables.items() if row["consolidated_at"]]
+    if built:
+        print("last replica builds:")
+    for name, row in built:
+        why = row["built_because"] or "-"
+        print(f"  {name:<28} {row['consolidated_at']}  {why}")
 
 
 def _or_dash(value: object) -> str:

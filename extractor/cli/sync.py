@@ -1,4 +1,5 @@
-"""``oracdc sync``: snapshot new tables, mine, land, ``dbt build`` — once or on an interval.
+"""``oracdc sync``: snapshot new tables, mine, land, ``dbt build`` of what changed (``--all``:
+everything) — once or on an interval.
 
 Without ``--once`` a failed cycle does not end the loop: the failure is notified (see
 :mod:`extractor.notify`; an unchanged failure only once per ``repeat_after_seconds``), the
@@ -19,7 +20,7 @@ from extractor.errors import OracdcError
 from extractor.notify import Failure, Notifier, NotifySettings
 from extractor.pipeline.preflight import require_ready
 from extractor.pipeline.runtime import open_runtime
-from extractor.pipeline.sync import DbtSettings, dbt_settings, run_cycle
+from extractor.pipeline.sync import CycleReport, DbtSettings, dbt_settings, run_cycle
 
 LOG = logging.getLogger(__name__)
 
@@ -38,6 +39,12 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--interval", type=float, default=None, help="seconds between cycles (overrides config)"
     )
+    parser.add_argument(
+        "--all",
+        action="store_true",
+        dest="full_build",
+        help="dbt builds every replica, view and test, not only what changed",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -55,7 +62,9 @@ def run(args: argparse.Namespace) -> int:
     cycle = 0
     while True:
         try:
-            cycle = _run_cycles(config, dbt, interval, args.once, notifier, cycle)
+            cycle = _run_cycles(
+                config, dbt, interval, args.once, notifier, cycle, full_build=args.full_build
+            )
             return 0
         except OracdcError as error:
             notifier.failed(Failure.from_error(error))
@@ -73,6 +82,8 @@ def _run_cycles(
     once: bool,
     notifier: Notifier,
     cycle: int,
+    *,
+    full_build: bool = False,
 ) -> int:
     """Cycles on one runtime until ``once`` is done; an OracdcError ends the runtime."""
     with open_runtime(config) as runtime:
@@ -80,15 +91,24 @@ def _run_cycles(
         while True:
             cycle += 1
             started = time.monotonic()
-            report = run_cycle(runtime, dbt)
+            report = run_cycle(runtime, dbt, full_build=full_build)
             notifier.succeeded()
             phases = ", ".join(f"{name} {secs:.1f}s" for name, secs in report.seconds.items())
             print(
                 f"sync: cycle {cycle}: {report.snapshot.rows:,} snapshot rows, "
                 f"{report.stream.change_rows:,} change rows, mined to SCN "
-                f"{report.stream.mined_to_scn} in {time.monotonic() - started:.1f}s ({phases})",
+                f"{report.stream.mined_to_scn}, {_built(report)} in "
+                f"{time.monotonic() - started:.1f}s ({phases})",
                 flush=True,
             )
             if once:
                 return cycle
             wait_between_cycles(max(0.0, interval - (time.monotonic() - started)))
+
+
+def _built(report: CycleReport) -> str:
+    if report.full_build:
+        return f"dbt built all {len(report.built)} replicas"
+    if not report.built:
+        return "nothing for dbt to build"
+    return f"dbt built {len(report.built)} replica(s)"

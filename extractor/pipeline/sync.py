@@ -1,4 +1,5 @@
-"""One sync cycle: snapshot what is new, mine up to the current SCN, land, then ``dbt build``.
+"""One sync cycle: snapshot what is new, mine up to the current SCN, land, then ``dbt build``
+of what changed (``build_plan``).
 
 A table that row-moving DDL sent back to be snapshotted while mining is snapshotted again
 within the same cycle, and mining goes on from the handover, before dbt runs.
@@ -23,9 +24,16 @@ from extractor.config import OracdcConfig
 from extractor.dictionary import TableDef
 from extractor.errors import OracdcError, SyncStepError
 from extractor.lakehouse.dbt_runner import default_project_dir, run_dbt
+from extractor.pipeline.build_plan import columns_fingerprint, model_digest, plan_build
 from extractor.pipeline.extractor import Extractor, SnapshotResult, StreamResult
 from extractor.pipeline.runtime import Runtime
-from extractor.state.consolidation_state import landed_batches, record_consolidated
+from extractor.state.consolidation_state import (
+    cycles_since_full_build,
+    landed_batches,
+    load_consolidated,
+    record_build,
+    record_consolidated,
+)
 
 LOG = logging.getLogger(__name__)
 
@@ -38,6 +46,7 @@ class DbtSettings:
     profiles_dir: Path
     target: str | None
     variables: dict[str, object] = field(default_factory=dict)
+    full_build_every: int = 0  # cycles; 0: full builds only when asked
 
 
 @dataclass(frozen=True)
@@ -46,6 +55,8 @@ class CycleReport:
     stream: StreamResult
     models_written: tuple[str, ...]
     seconds: dict[str, float]
+    built: tuple[str, ...] = ()  # tables whose replicas dbt built this cycle
+    full_build: bool = False
 
 
 def dbt_settings(config: OracdcConfig) -> DbtSettings:
@@ -61,6 +72,7 @@ def dbt_settings(config: OracdcConfig) -> DbtSettings:
         profiles_dir=profiles,
         target=config.dbt_target,
         variables={"oracle_cdc__staging_schema": config.staging_schema},
+        full_build_every=config.dbt_full_build_every,
     )
 
 
@@ -99,8 +111,12 @@ def run_dbt_build(dbt: DbtSettings, select: Sequence[str] = ()) -> None:
     )
 
 
-def run_cycle(runtime: Runtime, dbt: DbtSettings) -> CycleReport:
-    """One sync cycle; each step's failure is reported as that step's SyncStepError."""
+def run_cycle(runtime: Runtime, dbt: DbtSettings, *, full_build: bool = False) -> CycleReport:
+    """One sync cycle; each step's failure is reported as that step's SyncStepError.
+
+    dbt builds the replicas whose staging tables changed, what depends on them and their
+    tests (``build_plan``); nothing when nothing changed; everything with ``full_build``, on
+    the first cycle, and every ``dbt.full_build_every`` cycles."""
     seconds: dict[str, float] = {}
     extractor = runtime.extractor
     snapshot, stream = extract_and_land(extractor, seconds)
@@ -109,11 +125,43 @@ def run_cycle(runtime: Runtime, dbt: DbtSettings) -> CycleReport:
     models = _step("generate", lambda: ensure_models(tables, dbt.project_dir))
     seconds["generate"] = time.monotonic() - started
     started = time.monotonic()
+    data_dir = runtime.config.data_dir
     landed = landed_batches(extractor.stats)
-    run_dbt_build(dbt, select=("path:models/replica+",))
-    record_consolidated(runtime.config.data_dir, landed, datetime.now().astimezone())
+    digests = {t.qualified_name: model_digest(dbt.project_dir, t) for t in tables}
+    plan = plan_build(
+        tables,
+        landed,
+        load_consolidated(data_dir),
+        digests,
+        full_build_reason=_full_build_reason(full_build, dbt, data_dir),
+    )
+    built = tuple(t.qualified_name for t in tables if t.qualified_name in plan.reasons)
+    if plan.selectors:
+        run_dbt_build(dbt, select=plan.selectors)
+        record_consolidated(
+            data_dir,
+            {name: landed.get(name, 0) for name in built},
+            datetime.now().astimezone(),
+            reasons=plan.reasons,
+            columns={t.qualified_name: columns_fingerprint(t) for t in tables},
+            models=digests,
+        )
+    else:
+        LOG.info("dbt build skipped: no staging table received a batch")
+    record_build(data_dir, full=plan.full, at=datetime.now().astimezone())
     seconds["dbt"] = time.monotonic() - started
-    return CycleReport(snapshot, stream, models, seconds)
+    return CycleReport(snapshot, stream, models, seconds, built, plan.full)
+
+
+def _full_build_reason(asked: bool, dbt: DbtSettings, data_dir: Path) -> str | None:
+    if asked:
+        return "full build (asked: --all)"
+    since = cycles_since_full_build(data_dir)
+    if since is None:
+        return "full build (first sync cycle)"
+    if dbt.full_build_every and since + 1 >= dbt.full_build_every:
+        return f"full build (every {dbt.full_build_every} cycles)"
+    return None
 
 
 def extract_and_land(

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -49,3 +50,23 @@ def test_a_consolidation_record_keeps_tables_the_last_sync_did_not_land(tmp_path
     record_consolidated(tmp_path, {"APP.A": 9}, at)
     batches = {name: entry.batch_id for name, entry in load_consolidated(tmp_path).items()}
     assert batches == {"APP.A": 9, "APP.B": 4}
+
+
+def test_each_replica_shows_when_it_was_last_built_and_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "data"
+    stats = ExtractorStats()
+    stats.record_commit("APP.ITEMS", 3, 900, None, batch_id=5)
+    stats.record_commit("APP.NOTES", 2, 901, None, batch_id=5)
+    save_stats(data, stats)
+    at = datetime(2026, 1, 1, 12, tzinfo=UTC)
+    record_consolidated(data, {"APP.ITEMS": 5}, at, reasons={"APP.ITEMS": "new batches 4..5"})
+    assert main(["status", "--config", str(_config(tmp_path))]) == 0
+    out = capsys.readouterr().out
+    builds = out.split("last replica builds:\n")[1].splitlines()
+    assert builds == ["  APP.ITEMS                    2026-01-01T12:00:00+00:00  new batches 4..5"]
+    assert main(["status", "--json", "--config", str(_config(tmp_path))]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["tables"]["APP.ITEMS"]["built_because"] == "new batches 4..5"
+    assert report["tables"]["APP.NOTES"]["built_because"] is None
