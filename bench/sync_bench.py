@@ -63,11 +63,17 @@ def make_config(project: Path) -> Any:
     )
 
 
-def prepare_project(project: Path) -> None:
+def prepare_project(project: Path, tables: int = 5) -> None:
+    """The demo's dbt project; without its example view unless the tables are the demo's 5
+    (the view refers to two of them)."""
+    import shutil
+
     from extractor.demo import prepare_work_dir
     from extractor.lakehouse.dbt_runner import run_dbt
 
     prepare_work_dir(project)
+    if tables != 5:
+        shutil.rmtree(project / "models" / "views", ignore_errors=True)
     os.environ["ORACDC_DBT_SCHEMA"] = "bench_sync"
     deps = run_dbt(["deps"], project_dir=project, profiles_dir=project)
     if not deps.success:
@@ -137,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
 
     with tempfile.TemporaryDirectory(prefix="oracdc-sync-bench-") as tmp:
         project = (args.work_dir or Path(tmp)).resolve() / "project"
-        prepare_project(project)
+        prepare_project(project, args.tables)
         config = make_config(project)
         dbt = dbt_settings(config)
         spark = get_spark(spark_settings(config))
