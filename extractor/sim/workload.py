@@ -21,6 +21,7 @@ from extractor.dictionary import ColumnDef, TableDef
 from extractor.errors import SimUsageError
 from extractor.sim.database import SimDatabase
 from extractor.sim.ddl_text import RowMovingDdl
+from extractor.sim.oracle_types import Kind, column_type
 from extractor.sim.table_catalog import DEFAULT_OWNER, demo_tables, random_tables
 from extractor.sim.transactions import SimTransaction
 from extractor.sim.value_generator import ValueGenerator
@@ -68,6 +69,11 @@ class WorkloadSpec:
     # chance, per commit, that a finished transaction of another RAC instance commits at the
     # same SCN right after it (SimDatabase.commit_at_one_scn; needs SimDatabase(threads=2+))
     one_scn_commit_ratio: float = 0.0
+    # chance, per UPDATE setting a VARCHAR2 column and a later string column, that the first
+    # value reads as a predicate of the second: ``x', "B" = 'y``. With apostrophes not
+    # doubled (SimDatabase.undoubled_quote_ratio) the SET clause names B twice and two
+    # readings tie: the change builder decides by the row AS OF the commit (docs/parser.md)
+    set_lookalike_ratio: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -134,6 +140,7 @@ class WorkloadRunner:
         self.truncates = 0  # TRUNCATE TABLE statements run (truncate_ratio)
         self.row_moves = 0  # ALTER TABLE … MOVE / SHRINK SPACE run (row_move_ratio)
         self.key_shifts = 0  # statements moving keys between rows (key_shift_ratio)
+        self.set_lookalikes = 0  # values that read as a SET predicate (set_lookalike_ratio)
         self.replication_markers = 0  # marker transactions written (replication_marker_ratio)
         self.started = 0  # transactions started over all calls
         self._names: list[str] = []
@@ -366,10 +373,25 @@ class WorkloadRunner:
         candidates = [c for c in table.columns if c.name not in table.primary_key]
         chosen = self.rng.sample(candidates, k=min(len(candidates), self.rng.randint(1, 2)))
         changes = {c.name: self.values.value(c) for c in chosen}
+        if len(chosen) == 2 and self.rng.random() < self.spec.set_lookalike_ratio:
+            self._set_lookalike(sorted(chosen, key=lambda c: c.column_id), changes)
         if pk_update and table.primary_key:
             key = table.primary_key[0]
             changes[key] = self._new_key(table, key)
         return changes
+
+    def _set_lookalike(self, columns: list[ColumnDef], changes: dict[str, object]) -> None:
+        """The first column's new value ends like a predicate of the second (in SET order,
+        which is column order): ``x', "B" = 'y``. VARCHAR2 first, a string type second."""
+        first, second = columns
+        if column_type(first).kind is not Kind.VARCHAR2 or column_type(second).kind not in (
+            Kind.VARCHAR2, Kind.CHAR, Kind.NVARCHAR2, Kind.NCHAR,
+        ):  # fmt: skip
+            return
+        text = f"{self.rng.choice(('x', 'O'))}', \"{second.name}\" = '{self.rng.randint(0, 99)}"
+        if len(text.encode()) <= (first.data_length or 4000):
+            changes[first.name] = text
+            self.set_lookalikes += 1
 
     def _new_key(self, table: TableDef, key: str) -> object:
         number = self.next_key[table.name]

@@ -178,6 +178,9 @@ def _workload(case: HarnessCase) -> tuple[SimDatabase, WorkloadRunner, bool]:
         row_move_ratio=ddl_ratio,
         truncate_ratio=ddl_ratio / 2,
         one_scn_commit_ratio=one_scn,
+        # the undoubled seeds: values that make a SET clause name a column twice, so that
+        # two readings tie and the row AS OF the commit decides (docs/parser.md)
+        set_lookalike_ratio=1.0 if undoubled else 0.0,
     )
     _place_in_container(db, random.Random(f"container-{case.seed}").choice(CONTAINERS))
     workload = WorkloadRunner(db, spec)
