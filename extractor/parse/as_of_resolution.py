@@ -50,11 +50,12 @@ def resolve_by_row_as_of(
     if not typed:
         return "no reading's values fit their columns"
     kept = typed
+    lone = len(typed) == 1  # nothing to tell it from: every column it carries is checked
     compared = False
     # the new image against the row at the commit SCN, the old one against the row before
     for image, scn in ((0, commit_scn), (1, commit_scn - 1)):
-        if compared and len(kept) == 1:
-            break  # the row chose it
+        if compared and len(kept) == 1 and not lone:
+            break  # the row chose it among the readings
         disputed = _disputed_columns([entry.images[image] for entry in kept])
         if not disputed:
             continue

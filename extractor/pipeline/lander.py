@@ -120,6 +120,7 @@ class Lander:
                 table.qualified_name, len(table_records), last.commit_scn, last.commit_ts, batch_id
             )
             self._fault(FaultPoint.STREAM_AFTER_LAND_TABLE)
+        self._observer.batch_landed(batch_id)  # also a batch of only errors or DDL
         if errors:
             self._land_errors(errors, batch_id, now)
 

@@ -27,9 +27,15 @@ class StatsObserver:
         table_stats = self.stats.table(table)
         table_stats.snapshot_rows += rows
         table_stats.last_batch_id = batch_id
+        self.stats.batch_landed(batch_id)
 
     def reset_marker_landed(self, table: str, batch_id: int) -> None:
         self.stats.table(table).last_batch_id = batch_id
+        self.stats.batch_landed(batch_id)
+
+    def batch_landed(self, batch_id: int) -> None:
+        """A batch of only quarantined rows or schema history (no table's changes)."""
+        self.stats.batch_landed(batch_id)
 
     # -- stream ---------------------------------------------------------------------------
 

@@ -133,7 +133,9 @@ def run_cycle(runtime: Runtime, dbt: DbtSettings, *, full_build: bool = False) -
         landed,
         load_consolidated(data_dir),
         digests,
-        full_build_reason=_full_build_reason(full_build, dbt, data_dir),
+        full_build_reason=_full_build_reason(
+            full_build, dbt, data_dir, _counters_behind(extractor)
+        ),
     )
     built = tuple(t.qualified_name for t in tables if t.qualified_name in plan.reasons)
     if plan.selectors:
@@ -153,12 +155,24 @@ def run_cycle(runtime: Runtime, dbt: DbtSettings, *, full_build: bool = False) -
     return CycleReport(snapshot, stream, models, seconds, built, plan.full)
 
 
-def _full_build_reason(asked: bool, dbt: DbtSettings, data_dir: Path) -> str | None:
+def _counters_behind(extractor: Extractor) -> bool:
+    """True when the landing counters (``status.json``) miss a batch the checkpoint handed
+    out: the file was lost, or the process stopped between the checkpoint and the file.
+    Which tables received batches is then unknown."""
+    last_landed = extractor.stats.last_batch_id or 0
+    return last_landed < extractor.checkpoint.next_batch_id - 1
+
+
+def _full_build_reason(
+    asked: bool, dbt: DbtSettings, data_dir: Path, counters_behind: bool = False
+) -> str | None:
     if asked:
         return "full build (asked: --all)"
     since = cycles_since_full_build(data_dir)
     if since is None:
         return "full build (first sync cycle)"
+    if counters_behind:
+        return "full build (the landing counters missed a batch: status.json lost or stale)"
     if dbt.full_build_every and since + 1 >= dbt.full_build_every:
         return f"full build (every {dbt.full_build_every} cycles)"
     return None

@@ -47,7 +47,16 @@ class ExtractorStats:
     source_scn: int | None = None
     redo_logs: list[str] = field(default_factory=list)
     phase_seconds: dict[str, float] = field(default_factory=dict)
+    # The highest batch id landed, of any kind (a table's changes, snapshot chunk or reset
+    # marker, or only quarantined rows or schema history): compared with the checkpoint's
+    # next batch id, it tells whether this file missed a landing (a crash between the
+    # checkpoint and this file, or the file lost); a sync cycle then builds everything.
+    last_batch_id: int | None = None
     updated_at: str | None = None
+
+    def batch_landed(self, batch_id: int) -> None:
+        if self.last_batch_id is None or batch_id > self.last_batch_id:
+            self.last_batch_id = batch_id
 
     def table(self, name: str) -> TableStats:
         return self.tables.setdefault(name, TableStats())
@@ -58,6 +67,7 @@ class ExtractorStats:
         stats = self.table(name)
         stats.rows_landed += rows
         stats.last_batch_id = batch_id
+        self.batch_landed(batch_id)
         if stats.last_commit_scn is None or commit_scn > stats.last_commit_scn:
             stats.last_commit_scn = commit_scn
             stats.last_commit_time = commit_ts.isoformat() if commit_ts else None

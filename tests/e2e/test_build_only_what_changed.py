@@ -1,7 +1,8 @@
 """A sync cycle builds the replicas whose staging tables changed, not all of them: nothing
 when nothing changed (no dbt run at all), one replica (and what depends on it) when one table
 changed, everything on the first cycle and with ``--all``. The replicas equal the source after
-every cycle. A model file edited by hand is built again."""
+every cycle. A model file edited by hand is built again; lost landing counters (status.json)
+make the next cycle build everything."""
 
 from __future__ import annotations
 
@@ -80,6 +81,17 @@ def test_each_cycle_builds_what_changed_and_the_replicas_equal_the_source(
     edited = cycle()
     assert edited.built == ("SIM.ORDERS",)
     assert load_consolidated(config.data_dir)["SIM.ORDERS"].reason == "model files changed"
+
+    # the landing counters lost (or stale after a crash): which tables changed is unknown
+    (config.data_dir / "status.json").unlink()
+    txn = db.begin()
+    txn.delete("SIM", "CUSTOMERS", str(db.truth("SIM", "CUSTOMERS", db.current_scn())[0]["ROWID"]))
+    txn.commit()
+    unknown = cycle()
+    assert unknown.full_build and len(unknown.built) == 5
+    assert (
+        "landing counters missed a batch" in load_consolidated(config.data_dir)["SIM.ORDERS"].reason
+    )
 
     everything = cycle(full_build=True)
     assert everything.full_build and len(everything.built) == 5

@@ -262,17 +262,22 @@ def test_snapshot_missing_a_source_column_is_rejected() -> None:
 
 decimal_texts = st.one_of(
     st.decimals(allow_nan=False, allow_infinity=False, places=None).map(str),
+    st.integers(-(10**40), 10**40).map(lambda n: f"{n}.{abs(n) % 100:02d}"),
     st.integers(-(10**14), 10**14).map(lambda n: f"{n}E{-3}"),
     st.sampled_from(["0", "-0", "0E-5", "1E+2", "1.250", "1.255", "-1.5E-1", "99999999.99"]),
 )
 
 
 @settings(max_examples=500, deadline=None)
-@given(texts=st.lists(st.one_of(st.none(), decimal_texts), max_size=6), scale=st.integers(0, 4))
+@given(
+    texts=st.lists(st.one_of(st.none(), decimal_texts), max_size=6),
+    scale=st.integers(0, 12),
+    precision=st.sampled_from([10, 18, 38]),
+)
 def test_a_decimal_column_lands_the_values_arrow_gives_the_decimals_or_the_same_refusal(
-    texts: list[str | None], scale: int
+    texts: list[str | None], scale: int, precision: int
 ) -> None:
-    arrow_type = pa.decimal128(10, scale)
+    arrow_type = pa.decimal128(precision, scale)
     values = [None if t is None else Decimal(t) for t in texts]
     try:
         expected: object = pa.array(values, type=arrow_type)
@@ -280,6 +285,31 @@ def test_a_decimal_column_lands_the_values_arrow_gives_the_decimals_or_the_same_
         expected = "refused"
     try:
         landed: object = _decimal_column(arrow_type, values)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        landed = "refused"
+    assert landed == expected
+
+
+@pytest.mark.parametrize(
+    ("scale", "text"),
+    [
+        (10, "12345678901234567890123456789012345678"),  # Arrow's text cast wraps around
+        (10, "1234567890123456789012345678901.25"),
+        (2, "123456789012345678901234567890123456.78"),
+        (37, "0E+2"),
+        (0, "1E+37"),
+    ],
+)
+def test_a_wide_decimal_is_refused_or_landed_as_arrow_does_with_the_decimal(
+    scale: int, text: str
+) -> None:
+    arrow_type = pa.decimal128(38, scale)
+    try:
+        expected: object = pa.array([Decimal(text)], type=arrow_type)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        expected = "refused"
+    try:
+        landed: object = _decimal_column(arrow_type, [Decimal(text)])
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         landed = "refused"
     assert landed == expected

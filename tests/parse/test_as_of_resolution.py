@@ -90,7 +90,11 @@ def test_what_the_row_does_not_settle_is_left_unresolved(
 
 def test_a_reading_whose_values_do_not_fit_is_dropped_and_the_other_still_checked() -> None:
     bad = _update({"ID": "'not a number'", "A": "'x'"}, {"ID": "1"})
-    rows = Rows({"ID": 1, "A": "x', \"B\" = 'y", "B": "z"}, None)
+    rows = Rows({"ID": 1, "A": "x', \"B\" = 'y", "B": "z"}, {"ID": 1, "A": "a"})
     assert _resolve([bad, SECOND], rows) is SECOND
     wrong = Rows({"ID": 1, "A": "x", "B": "z"}, None)
     assert isinstance(_resolve([bad, SECOND], wrong), str)  # alone, still confirmed or not
+    before = {"ID": 1, "A": "a", "B": "b"}
+    assert _resolve([bad, SECOND], Rows(rows.by_scn[COMMIT_SCN], before)) is SECOND
+    other_before = {"ID": 1, "A": "not a", "B": "b"}  # its WHERE is checked too
+    assert isinstance(_resolve([bad, SECOND], Rows(rows.by_scn[COMMIT_SCN], other_before)), str)

@@ -172,3 +172,16 @@ def _config(work: Path, policy: str) -> OracdcConfig:
         },
         base_dir=work,
     )
+
+
+def test_a_column_dropped_since_makes_the_row_unreadable_and_the_statement_quarantined() -> None:
+    """Mining behind a DROP COLUMN: the cached dictionary still names the column, the AS OF
+    read fails with ORA-00904; the statement is quarantined, the window goes on."""
+    db = _database()
+    _update(db, 1, TRICKY)
+    db.drop_column("APP", "T", "C")
+    source = open_source({"kind": "sim", "database": db})
+    (changes,) = _build(db, source.row_as_of)  # with T as it was, C included
+    (quarantined,) = changes.quarantined
+    assert "ORA-00904" in quarantined.reason
+    assert not changes.records

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from extractor.dictionary import ColumnDef, TableDef
 from extractor.pipeline.build_plan import (
@@ -95,3 +96,23 @@ def test_full_builds_come_on_the_first_cycle_when_asked_and_every_n_cycles(
     assert _full_build_reason(False, never, tmp_path) is None
     assert _full_build_reason(True, never, tmp_path) == "full build (asked: --all)"
     assert cycles_since_full_build(tmp_path) == 0
+
+
+def test_landing_counters_behind_the_checkpoint_ask_for_a_full_build(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+
+    from extractor.pipeline.sync import _counters_behind
+    from extractor.state.checkpoint import Checkpoint
+    from extractor.state.stats import ExtractorStats
+
+    stats = ExtractorStats()
+    extractor: Any = SimpleNamespace(stats=stats, checkpoint=Checkpoint(next_batch_id=8))
+    assert _counters_behind(extractor)  # batches 1..7 handed out, none counted
+    stats.record_commit("HR.A", 1, 10, None, batch_id=6)
+    stats.batch_landed(7)  # a batch of only quarantined rows
+    assert not _counters_behind(extractor)
+    record_build(tmp_path, full=True, at=datetime(2026, 1, 1, tzinfo=UTC))
+    never = DbtSettings(tmp_path, tmp_path, None)
+    assert _full_build_reason(False, never, tmp_path, counters_behind=False) is None
+    reason = _full_build_reason(False, never, tmp_path, counters_behind=True)
+    assert reason is not None and "landing counters missed a batch" in reason

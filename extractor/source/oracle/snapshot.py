@@ -110,13 +110,20 @@ def row_as_of_statement(table: TableDef) -> str:
 def read_row_as_of(cursor: Any, table: TableDef, scn: int, row_id: str) -> dict[str, object] | None:
     """The row at ``row_id`` as of ``scn`` (column name -> value, in the snapshot's
     representation), None when no row is there at that SCN. Raises SnapshotTooOldError
-    (undo gone, or the table changed since) and TableNotFoundError like a snapshot read."""
+    (undo gone, or the table changed since: ORA-01466, or ORA-00904 for a column of ``table``
+    dropped since) and TableNotFoundError like a snapshot read."""
     converters = [column_converter(c) for c in table.columns]
     cursor.outputtypehandler = output_type_handler
     try:
         cursor.execute(row_as_of_statement(table), {"scn": scn, "row_id": row_id})
         row = cursor.fetchone()
     except Exception as error:
+        if full_code(error) == "ORA-00904":  # a column of the cached dictionary is gone
+            raise SnapshotTooOldError(
+                table.qualified_name,
+                scn,
+                "the table's columns changed since (ORA-00904 invalid identifier)",
+            ) from error
         _raise_mapped(error, table, scn)
         raise  # not reached: _raise_mapped raises
     if row is None:
