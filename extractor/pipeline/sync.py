@@ -119,6 +119,7 @@ def run_cycle(runtime: Runtime, dbt: DbtSettings, *, full_build: bool = False) -
     the first cycle, and every ``dbt.full_build_every`` cycles."""
     seconds: dict[str, float] = {}
     extractor = runtime.extractor
+    counters_behind = _counters_behind(extractor)  # before this cycle's batches hide it
     snapshot, stream = extract_and_land(extractor, seconds)
     started = time.monotonic()
     tables = [t for t in extractor.registry.resolve()]
@@ -133,9 +134,7 @@ def run_cycle(runtime: Runtime, dbt: DbtSettings, *, full_build: bool = False) -
         landed,
         load_consolidated(data_dir),
         digests,
-        full_build_reason=_full_build_reason(
-            full_build, dbt, data_dir, _counters_behind(extractor)
-        ),
+        full_build_reason=_full_build_reason(full_build, dbt, data_dir, counters_behind),
     )
     built = tuple(t.qualified_name for t in tables if t.qualified_name in plan.reasons)
     if plan.selectors:
@@ -156,9 +155,10 @@ def run_cycle(runtime: Runtime, dbt: DbtSettings, *, full_build: bool = False) -
 
 
 def _counters_behind(extractor: Extractor) -> bool:
-    """True when the landing counters (``status.json``) miss a batch the checkpoint handed
-    out: the file was lost, or the process stopped between the checkpoint and the file.
-    Which tables received batches is then unknown."""
+    """True when the landing counters (``status.json``, as loaded) miss a batch the checkpoint
+    handed out: the file was lost, or the process stopped between the checkpoint and the
+    file. Which tables received batches is then unknown. Asked before the cycle lands:
+    its own batches would raise the counters' last batch past the gap."""
     last_landed = extractor.stats.last_batch_id or 0
     return last_landed < extractor.checkpoint.next_batch_id - 1
 

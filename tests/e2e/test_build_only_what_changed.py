@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from extractor.errors import SimUsageError
 from extractor.pipeline import sync
 from extractor.pipeline.runtime import open_runtime
 from extractor.pipeline.sync import CycleReport, dbt_settings, run_cycle
@@ -65,10 +66,7 @@ def test_each_cycle_builds_what_changed_and_the_replicas_equal_the_source(
     assert idle.built == () and not idle.full_build
     assert len(selections) == 1  # no dbt run at all
 
-    (customer,) = db.truth("SIM", "CUSTOMERS", db.current_scn())[:1]
-    txn = db.begin()
-    txn.delete("SIM", "CUSTOMERS", str(customer["ROWID"]))
-    txn.commit()
+    _delete_a_customer(db)
     one = cycle()
     assert one.built == ("SIM.CUSTOMERS",)
     assert selections[-1] == ("sim__customers+",)
@@ -84,9 +82,7 @@ def test_each_cycle_builds_what_changed_and_the_replicas_equal_the_source(
 
     # the landing counters lost (or stale after a crash): which tables changed is unknown
     (config.data_dir / "status.json").unlink()
-    txn = db.begin()
-    txn.delete("SIM", "CUSTOMERS", str(db.truth("SIM", "CUSTOMERS", db.current_scn())[0]["ROWID"]))
-    txn.commit()
+    _delete_a_customer(db)
     unknown = cycle()
     assert unknown.full_build and len(unknown.built) == 5
     assert (
@@ -97,3 +93,16 @@ def test_each_cycle_builds_what_changed_and_the_replicas_equal_the_source(
     assert everything.full_build and len(everything.built) == 5
     assert selections[-1] == ("path:models/replica+",)
     assert load_consolidated(config.data_dir)["SIM.ORDERS"].reason == "full build (asked: --all)"
+
+
+def _delete_a_customer(db: SimDatabase) -> None:
+    """Delete one committed customer row that no open workload transaction holds."""
+    txn = db.begin()
+    for customer in db.truth("SIM", "CUSTOMERS", db.current_scn()):
+        try:
+            txn.delete("SIM", "CUSTOMERS", str(customer["ROWID"]))
+        except SimUsageError:  # locked by a transaction the workload left open
+            continue
+        txn.commit()
+        return
+    raise AssertionError("every customer row is locked")
