@@ -373,7 +373,9 @@ class WorkloadRunner:
         candidates = [c for c in table.columns if c.name not in table.primary_key]
         chosen = self.rng.sample(candidates, k=min(len(candidates), self.rng.randint(1, 2)))
         changes = {c.name: self.values.value(c) for c in chosen}
-        if len(chosen) == 2 and self.rng.random() < self.spec.set_lookalike_ratio:
+        lookalike = self.spec.set_lookalike_ratio
+        # (no draw when off: the seeds' workloads stay what they were)
+        if len(chosen) == 2 and lookalike > 0 and self.rng.random() < lookalike:
             self._set_lookalike(sorted(chosen, key=lambda c: c.column_id), changes)
         if pk_update and table.primary_key:
             key = table.primary_key[0]
