@@ -6,23 +6,14 @@ from collections.abc import Mapping
 
 import pytest
 
-from extractor.dictionary import ColumnDef, TableDef
+from extractor.dictionary import TableDef
 from extractor.nls import NlsSettings
 from extractor.parse.as_of_resolution import resolve_by_row_as_of
 from extractor.parse.literals import Literal
 from extractor.parse.redo_statement import ParsedRedo
+from tests.parse.two_strings_table import TWO_STRINGS
 
-T = TableDef(
-    "APP",
-    "T",
-    (
-        ColumnDef("ID", 1, "NUMBER", 22, 10, 0, nullable=False),
-        ColumnDef("A", 2, "VARCHAR2", 50),
-        ColumnDef("B", 3, "VARCHAR2", 50),
-    ),
-    ("ID",),
-    "ALL",
-)
+T = TWO_STRINGS
 COMMIT_SCN = 500
 
 

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from extractor.dictionary import ColumnDef, TableDef
 from extractor.parse import RedoParseError, parse_redo, relaxed_quotes
 from extractor.parse.relaxed_quotes import parse_relaxed
+from tests.parse.two_strings_table import TWO_STRINGS
 
 
 def table(*names: str, key: tuple[str, ...] = ()) -> TableDef:
@@ -268,17 +269,7 @@ def test_an_undoubled_apostrophe_inside_unistr_is_recovered() -> None:
 
 # --- a column named twice: never Oracle's, so never read as such ----------------------
 
-_ABC = TableDef(
-    "APP",
-    "T",
-    (
-        ColumnDef("ID", 1, "NUMBER", 22, 10, 0, nullable=False),
-        ColumnDef("A", 2, "VARCHAR2", 50),
-        ColumnDef("B", 3, "VARCHAR2", 50),
-    ),
-    ("ID",),
-    "ALL",
-)
+_ABC = TWO_STRINGS
 _SET_TWICE = (
     'update "APP"."T" set "A" = \'x\', "B" = \'y\', "B" = \'z\' where "ID" = \'1\' and '
     "\"A\" = 'a' and \"B\" = 'b' and ROWID = 'AAASEQAAEAAAACAAAA';"
