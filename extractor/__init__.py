@@ -12,7 +12,7 @@ Data flow (one package per step, in order):
                 ``<schema>.<owner>__<table>_log`` and the audit tables
     state/      what survives a restart: checkpoint, run statistics, consolidation record
     pipeline/   the loop that runs the steps: snapshot, mine windows, land, checkpoint; one
-                sync cycle (extract, then dbt)
+                sync cycle (extract, then dbt for what changed)
     lakehouse/  the Spark session and dbt run in-process on it
     dbt_gen/    the dbt models, sources and tests generated per replicated table
     verify/     replicas compared with the source at one SCN
