@@ -70,3 +70,35 @@ def test_each_replica_shows_when_it_was_last_built_and_why(
     report = json.loads(capsys.readouterr().out)
     assert report["tables"]["APP.ITEMS"]["built_because"] == "new batches 4..5"
     assert report["tables"]["APP.NOTES"]["built_because"] is None
+
+
+@pytest.mark.parametrize(("flags", "full"), [([], False), (["--all"], True)])
+def test_sync_all_asks_each_cycle_for_a_full_dbt_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flags: list[str], full: bool
+) -> None:
+    from extractor.cli import sync as sync_cli
+
+    asked: list[bool] = []
+
+    def one_cycle(*args: object, full_build: bool = False) -> int:
+        asked.append(full_build)
+        return 1
+
+    monkeypatch.setattr(sync_cli, "_run_cycles", one_cycle)
+    assert main(["sync", "--once", *flags, "--config", str(_config(tmp_path))]) == 0
+    assert asked == [full]
+
+
+def test_the_sync_line_says_what_dbt_built() -> None:
+    from extractor.cli.sync import _built
+    from extractor.pipeline.extractor import SnapshotResult, StreamResult
+    from extractor.pipeline.sync import CycleReport
+
+    def report(built: tuple[str, ...], full: bool) -> CycleReport:
+        return CycleReport(
+            SnapshotResult((), 0), StreamResult(0, 0, 0, 0, None), (), {}, built, full
+        )
+
+    assert _built(report((), False)) == "nothing for dbt to build"
+    assert _built(report(("HR.A",), False)) == "dbt built 1 replica(s)"
+    assert _built(report(("HR.A", "HR.B"), True)) == "dbt built all 2 replicas"
