@@ -185,7 +185,7 @@ class ChangeBuilder:
                     self._unnamed(row, changes)
                 continue
             if what.action == "apply":
-                if row.row_id is not None:
+                if self._row_as_of is not None and row.row_id is not None:  # ties decidable
                     changes_by_row_id[row.row_id] = changes_by_row_id.get(row.row_id, 0) + 1
                 self._dml(info, row, owner, table, changes, ambiguous)
             elif what.action == "ddl":

@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 
 from extractor.config import OracdcConfig, config_from_mapping
-from extractor.dictionary import ColumnDef, TableDef
 from extractor.errors import AmbiguousRedoError
 from extractor.logminer_row import OperationCode
 from extractor.parse import parse_redo
@@ -28,19 +27,9 @@ from extractor.source.factory import open_source
 from extractor.source.replay.recorder import record_bundle
 from extractor.source.replay.replay_source import ReplaySource
 from tests.e2e.memory_staging import MemoryStagingWriter
+from tests.parse.two_strings_table import TWO_STRINGS
 
-T = TableDef(
-    "APP",
-    "T",
-    (
-        ColumnDef("ID", 1, "NUMBER", 22, 10, 0, nullable=False),
-        ColumnDef("A", 2, "VARCHAR2", 50),
-        ColumnDef("B", 3, "VARCHAR2", 50),
-        ColumnDef("C", 4, "VARCHAR2", 50),
-    ),
-    ("ID",),
-    "ALL",
-)
+T = TWO_STRINGS
 # A's new value makes the SET clause read as B set twice.
 TRICKY = {"A": "x', \"B\" = 'y", "B": "z"}
 # ... and B's, the other way round: the same SQL_REDO text.

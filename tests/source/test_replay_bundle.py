@@ -397,3 +397,8 @@ def test_lines_across_read_blocks_keep_their_numbers_and_offsets(
     stop = whole[2][2]
     assert list(fmt.iter_logminer(bundle, stop_offset=stop)) == whole[:3]
     assert list(fmt.iter_logminer(bundle, whole[1][1], whole[1][0])) == whole[1:]
+
+
+def test_the_contract_decoder_has_every_field_of_a_logminer_row() -> None:
+    """A field added to LogMinerRow must be decoded by the fast path too."""
+    assert set(fmt._ContractRow.__struct_fields__) == set(LogMinerRow.__struct_fields__)
