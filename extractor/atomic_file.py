@@ -2,9 +2,9 @@
 after a crash or a power loss the new one is either all there or not there.
 
 The one way every file the extractor rewrites (checkpoint, status, metrics, consolidation
-record, replay bundle files) is written: a temporary file beside the target, flushed and
-fsynced, renamed over the target, then the directory fsynced so that the rename itself is on
-disk.
+record, replay bundle files, a saved simulated database) is written: a temporary file beside
+the target, flushed and fsynced, renamed over the target, then the directory fsynced so that
+the rename itself is on disk.
 """
 
 from __future__ import annotations
@@ -40,6 +40,22 @@ def write_text_atomically(path: Path, text: str) -> None:
     """Replace ``path`` with ``text`` (atomically and durably, see the module docstring)."""
     with atomic_text_writer(path) as handle:
         handle.write(text)
+
+
+def write_bytes_atomically(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` (atomically and durably, see the module docstring)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with temporary.open("wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    os.replace(temporary, path)
+    _fsync_directory(path.parent)
 
 
 def _fsync_directory(directory: Path) -> None:

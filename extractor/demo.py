@@ -16,12 +16,10 @@ from pathlib import Path
 
 from extractor.config import load_config
 from extractor.errors import SyncStepError
-from extractor.lakehouse.dbt_runner import default_project_dir, run_dbt
+from extractor.lakehouse.dbt_runner import default_project_dir, replica_schema, run_dbt
 from extractor.pipeline.runtime import open_runtime
 from extractor.pipeline.sync import dbt_settings, first_dbt_failure, run_cycle
-from extractor.sim.database import SimDatabase
-from extractor.sim.workload import WorkloadRunner, WorkloadSpec
-from extractor.source.factory import open_source
+from extractor.source.simulated_source import SimulatedSource
 from extractor.verify.reconcile import verify_table
 from extractor.verify.replica_digest import ReplicaDigests
 from extractor.verify.report import example_lines, table_line
@@ -29,12 +27,16 @@ from extractor.verify.source_digest import SourceDigests
 
 LOG = logging.getLogger(__name__)
 
-REPLICA_SCHEMA = "oracdc"
-
 _CONFIG = """\
-# oracdc demo: a simulated Oracle database with a live workload.
+# oracdc demo: a simulated Oracle database with a live workload. The database is kept under
+# data/sim: every oracdc command on this file (status, verify, sync) sees the same one, and
+# each sync cycle first runs transactions_per_cycle more transactions in it.
 source:
   kind: sim
+  tables: 5
+  seed: {seed}
+  transactions: 0
+  transactions_per_cycle: {transactions}
 tables:
   - SIM.*
 data_dir: data
@@ -96,12 +98,14 @@ class DemoSettings:
     seed: int = 42
 
 
-def prepare_work_dir(work_dir: Path) -> None:
-    """Write the demo's config, dbt project, package link and example view (fresh data)."""
+def prepare_work_dir(work_dir: Path, seed: int = 42, transactions_per_cycle: int = 200) -> None:
+    """Write the demo's config, dbt project, package link and example view (fresh data: a
+    new simulated database)."""
     work_dir.mkdir(parents=True, exist_ok=True)
     for stale in ("data", "target", "dbt_packages", "logs", "models"):
         shutil.rmtree(work_dir / stale, ignore_errors=True)
-    (work_dir / "oracdc.yml").write_text(_CONFIG, encoding="utf-8")
+    config = _CONFIG.format(seed=seed, transactions=transactions_per_cycle)
+    (work_dir / "oracdc.yml").write_text(config, encoding="utf-8")
     (work_dir / "dbt_project.yml").write_text(_DBT_PROJECT, encoding="utf-8")
     (work_dir / "packages.yml").write_text(
         _PACKAGES.format(repo=default_project_dir()), encoding="utf-8"
@@ -115,16 +119,20 @@ def prepare_work_dir(work_dir: Path) -> None:
 def run_demo(settings: DemoSettings) -> bool:
     """Run the demo; returns True when every replica matches the source at the end."""
     work_dir = settings.work_dir.resolve()
-    prepare_work_dir(work_dir)
+    prepare_work_dir(work_dir, settings.seed, settings.transactions_per_cycle)
     config = load_config(work_dir / "oracdc.yml")
-    db = SimDatabase()
-    workload = WorkloadRunner(db, WorkloadSpec(tables=5, seed=settings.seed))
-    workload.run(settings.transactions_per_cycle)
-    print(f"demo: simulated Oracle with {len(workload.tables)} tables in {work_dir}", flush=True)
     print("demo: starting Spark (about 30 s the first time)", flush=True)
     dbt = dbt_settings(config)
     matched = False
-    with open_runtime(config, source=open_source({"kind": "sim", "database": db})) as runtime:
+    with open_runtime(config) as runtime:
+        source = runtime.source
+        assert isinstance(source, SimulatedSource) and source.simulation is not None
+        db, workload = source.simulation.database, source.simulation.runner
+        print(
+            f"demo: simulated Oracle with {len(workload.tables)} tables, "
+            f"{settings.transactions_per_cycle} transactions before each cycle, in {work_dir}",
+            flush=True,
+        )
         deps = run_dbt(["deps"], project_dir=work_dir, profiles_dir=work_dir)
         if not deps.success:
             raise SyncStepError("dbt deps", first_dbt_failure(deps)[1])
@@ -139,13 +147,11 @@ def run_demo(settings: DemoSettings) -> bool:
                 f"({time.monotonic() - started:.1f}s: {phases})",
                 flush=True,
             )
-            if cycle < settings.cycles:
-                workload.run(settings.transactions_per_cycle)
         mined_to = runtime.extractor.checkpoint.mined_to_scn
         assert mined_to is not None
         lag = db.current_scn() - mined_to
         source_side = SourceDigests(runtime.source, mined_to)
-        replica_side = ReplicaDigests(runtime.spark, REPLICA_SCHEMA)
+        replica_side = ReplicaDigests(runtime.spark, replica_schema())
         results = [
             verify_table(table, source_side, replica_side, mined_to)
             for table in runtime.extractor.registry.resolve()
@@ -162,8 +168,13 @@ def run_demo(settings: DemoSettings) -> bool:
         if matched
         else "\ndemo: DIFFERENCES found (see above)"
     )
+    config_path = work_dir / "oracdc.yml"
     print(
-        f"demo: explore with: .venv/bin/oracdc status --config {work_dir / 'oracdc.yml'}; "
+        f"demo: the simulated database stays in {work_dir / 'data' / 'sim'}; go on with:\n"
+        f"  .venv/bin/oracdc status --config {config_path}\n"
+        f"  .venv/bin/oracdc verify --config {config_path}\n"
+        f"  .venv/bin/oracdc sync --once --config {config_path}   "
+        f"(runs {settings.transactions_per_cycle} more transactions, then a cycle)\n"
         f"the dbt project is {work_dir} (docs/dbt.md)"
     )
     return matched

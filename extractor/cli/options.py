@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 from typing import Any
 
 from extractor.config import CONFIG_FILE_NAME, OracdcConfig, load_config
+from extractor.lakehouse.dbt_runner import (
+    DEFAULT_REPLICA_SCHEMA,
+    REPLICA_SCHEMA_ENV,
+    replica_schema,
+)
 
 # The schema dbt builds the replicas in: profiles.yml reads the same variable.
-REPLICA_SCHEMA_ENV = "ORACDC_DBT_SCHEMA"
-DEFAULT_REPLICA_SCHEMA = "oracdc"
 
 
 def add_config_option(parser: argparse.ArgumentParser) -> None:
@@ -36,7 +38,7 @@ def add_replica_schema_option(parser: argparse.ArgumentParser) -> None:
 
 def replica_schema_of(args: argparse.Namespace) -> str:
     chosen: str | None = args.replica_schema
-    return chosen or os.environ.get(REPLICA_SCHEMA_ENV, DEFAULT_REPLICA_SCHEMA)
+    return chosen or replica_schema()
 
 
 def open_spark(config: OracdcConfig) -> Any:

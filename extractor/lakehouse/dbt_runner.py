@@ -4,11 +4,21 @@ project shipped with this repository."""
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 LOG = logging.getLogger(__name__)
+
+# The schema of the replicas, as the package's profiles.yml chooses it.
+REPLICA_SCHEMA_ENV = "ORACDC_DBT_SCHEMA"
+DEFAULT_REPLICA_SCHEMA = "oracdc"
+
+
+def replica_schema() -> str:
+    """The schema dbt builds the replicas in (``$ORACDC_DBT_SCHEMA``, else ``oracdc``)."""
+    return os.environ.get(REPLICA_SCHEMA_ENV) or DEFAULT_REPLICA_SCHEMA
 
 
 def default_project_dir() -> Path:

@@ -32,7 +32,7 @@ def spark_settings(config: OracdcConfig) -> SparkSettings:
 def open_configured_source(config: OracdcConfig) -> Source:
     from extractor.source.factory import open_source
 
-    return open_source(config.source)
+    return open_source(config.source, data_dir=config.data_dir)
 
 
 @contextmanager

@@ -27,6 +27,7 @@ from extractor.lakehouse.dbt_runner import default_project_dir, run_dbt
 from extractor.pipeline.build_plan import columns_fingerprint, model_digest, plan_build
 from extractor.pipeline.extractor import Extractor, SnapshotResult, StreamResult
 from extractor.pipeline.runtime import Runtime
+from extractor.source.base import WorkloadBetweenCycles
 from extractor.state.consolidation_state import (
     cycles_since_full_build,
     landed_batches,
@@ -118,6 +119,10 @@ def run_cycle(runtime: Runtime, dbt: DbtSettings, *, full_build: bool = False) -
     tests (``build_plan``); nothing when nothing changed; everything with ``full_build``, on
     the first cycle, and every ``dbt.full_build_every`` cycles."""
     seconds: dict[str, float] = {}
+    if isinstance(runtime.source, WorkloadBetweenCycles):
+        started = time.monotonic()
+        if runtime.source.advance_workload():
+            seconds["source workload"] = time.monotonic() - started
     extractor = runtime.extractor
     counters_behind = _counters_behind(extractor)  # before this cycle's batches hide it
     snapshot, stream = extract_and_land(extractor, seconds)

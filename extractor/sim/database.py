@@ -155,7 +155,7 @@ class SimDatabase:
         state = VersionedTable(table, object_id=self._next_object_id, created_scn=scn)
         self._next_object_id += 2
         self._tables[key] = state
-        self._tables_by_id[id(state)] = state
+        self._tables_by_id[state.object_id] = state
         self._record_ddl(table, create_table_sql(table), scn)
 
     def add_column(self, owner: str, table: str, column: ColumnDef) -> None:

@@ -271,7 +271,7 @@ class SimTransaction:
         return stored
 
     def _targets(self, state: VersionedTable, where: Where) -> list[tuple[str, StoredRow]]:
-        own = self._view.get(id(state), {})
+        own = self._view.get(state.object_id, {})
         if isinstance(where, str | list | tuple | set | frozenset):
             rowids = [where] if isinstance(where, str) else list(where)
             candidates = []
@@ -296,7 +296,7 @@ class SimTransaction:
 
     def _remember(self, change: _Change) -> None:
         self._changes.append(change)
-        self._view.setdefault(id(change.table), {})[change.rowid] = change.after
+        self._view.setdefault(change.table.object_id, {})[change.rowid] = change.after
         change.table.locks[change.rowid] = self._serial
 
     def _rebuild_view(self) -> None:
@@ -306,7 +306,7 @@ class SimTransaction:
                 state.locks.pop(rowid, None)
         self._view = {}
         for change in self._changes:
-            self._view.setdefault(id(change.table), {})[change.rowid] = change.after
+            self._view.setdefault(change.table.object_id, {})[change.rowid] = change.after
             change.table.locks[change.rowid] = self._serial
 
     def _compensate(self, changes: list[_Change], scn: int) -> None:

@@ -146,3 +146,14 @@ class Source(Protocol):
     def close(self) -> None:
         """Release the connection or files; the source is unusable afterwards."""
         ...
+
+
+@runtime_checkable
+class WorkloadBetweenCycles(Protocol):
+    """A source whose database changes between two sync cycles because the source itself
+    runs the changes: the simulator's saved database (``source.transactions_per_cycle``).
+    ``run_cycle`` asks it to go on before each cycle; a real Oracle changes on its own."""
+
+    def advance_workload(self) -> int:
+        """Run one cycle's changes; returns the transactions run."""
+        ...

@@ -11,10 +11,8 @@ same data directory.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import logging
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -23,6 +21,11 @@ from typing import IO, Any, Final, Literal, cast, get_args
 
 from extractor.atomic_file import write_text_atomically
 from extractor.errors import CheckpointCorruptError, CheckpointError, CheckpointLockedError
+from extractor.process_lock import (
+    ProcessLockHeldError,
+    acquire_process_lock,
+    release_process_lock,
+)
 from extractor.redo_position import CommitPosition
 
 LOG = logging.getLogger(__name__)
@@ -203,8 +206,7 @@ class CheckpointStore:
 
     def close(self) -> None:
         if self._lock is not None:
-            fcntl.flock(self._lock.fileno(), fcntl.LOCK_UN)
-            self._lock.close()
+            release_process_lock(self._lock)
             self._lock = None
 
     def __enter__(self) -> CheckpointStore:
@@ -242,23 +244,14 @@ class CheckpointStore:
 
 
 def _acquire_lock(path: Path) -> IO[str]:
-    handle = path.open("a+", encoding="utf-8")
     try:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        handle.seek(0)
-        holder = handle.read().strip() or "unknown"
-        handle.close()
+        return acquire_process_lock(path)
+    except ProcessLockHeldError as held:
         raise CheckpointLockedError(
-            f"data directory is in use by another oracdc process (pid {holder})",
+            f"data directory is in use by another oracdc process (pid {held.holder})",
             path=path.parent / CHECKPOINT_FILE,
             fix="stop the other extractor, or give this one its own --data-dir",
         ) from None
-    handle.seek(0)
-    handle.truncate()
-    handle.write(str(os.getpid()))
-    handle.flush()
-    return handle
 
 
 def _int(value: Any) -> int:

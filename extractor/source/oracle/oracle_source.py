@@ -363,12 +363,16 @@ def _check_nls(nls: NlsSettings) -> None:
 
 
 def open_oracle_source(
-    connect: Callable[[], Any], *, pdb: str | None = None, **options: Any
+    connect: Callable[[], Any],
+    *,
+    pdb: str | None = None,
+    source_class: type[OracleSource] | None = None,
+    **options: Any,
 ) -> OracleSource:
     """An OracleSource on ``connect()``, in the mining scope its container calls for
     (:func:`~extractor.source.oracle.container.mining_scope`): a session in CDB$ROOT with
     ``pdb`` gets a second ``connect()`` switched into that PDB for the catalog. ``options``
-    go to :class:`OracleSource`."""
+    go to :class:`OracleSource`, or to ``source_class``, a subclass of it."""
     connection = connect()
     catalog = None
     try:
@@ -377,7 +381,8 @@ def open_oracle_source(
             catalog = connect()
             enter_pdb(catalog, scope.pdb)
         log.info("Oracle source: %s", scope.describe())
-        return OracleSource(connection, catalog_connection=catalog, scope=scope, **options)
+        make = OracleSource if source_class is None else source_class
+        return make(connection, catalog_connection=catalog, scope=scope, **options)
     except BaseException:
         if catalog is not None:
             catalog.close()
