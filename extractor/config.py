@@ -86,6 +86,7 @@ class OracdcConfig:
     # "auto": batches land as Parquet files written here where the staging storage is
     # reachable, else through Spark; "spark": always through Spark (docs/landing.md).
     spark_landing: str = "auto"
+    # the dbt project of the replicas; from a file: dbt.project_dir, else the file's directory
     dbt_project_dir: Path | None = None
     dbt_target: str | None = None
     # A sync cycle builds only the replicas whose staging tables changed; every N-th cycle
@@ -228,7 +229,7 @@ def config_from_mapping(
         spark_remote=spark.get("remote"),
         spark_master=str(spark.get("master", "local[2]")),
         spark_landing=landing,
-        dbt_project_dir=_path(project_dir, base_dir) if project_dir else None,
+        dbt_project_dir=_path(project_dir, base_dir) if project_dir else base_dir,
         dbt_target=dbt.get("target"),
         dbt_full_build_every=full_build_every,
         sync_interval_seconds=_number(

@@ -1,7 +1,7 @@
 """``oracdc demo``: the whole product on a simulated Oracle with a live workload.
 
-Creates a working directory with ``oracdc.yml`` (simulated source), a small dbt project that
-installs this repository as the ``oracle_cdc`` package, and an example dependent view; then
+Creates a working directory as ``oracdc init`` does, with ``oracdc.yml`` for a simulated
+source and an example dependent view; then
 takes the initial snapshot and runs several sync cycles while the workload goes on, printing
 per table the replica's rows, the lag and the comparison with the source.
 """
@@ -15,8 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from extractor.config import load_config
+from extractor.dbt_gen.user_project import PROJECT_FILES, write_user_project
 from extractor.errors import SyncStepError
-from extractor.lakehouse.dbt_runner import default_project_dir, replica_schema, run_dbt
+from extractor.lakehouse.dbt_runner import replica_schema, run_dbt
+from extractor.log_setup import attach_log_file
 from extractor.pipeline.runtime import open_runtime
 from extractor.pipeline.sync import dbt_settings, first_dbt_failure, run_cycle
 from extractor.source.simulated_source import SimulatedSource
@@ -46,37 +48,6 @@ dbt:
   project_dir: .
 """
 
-_DBT_PROJECT = """\
-name: oracdc_demo
-version: "0.1.0"
-config-version: 2
-profile: oracle_cdc
-model-paths: ["models"]
-vars:
-  oracle_cdc__staging_schema: oracdc_staging
-dispatch:
-  - macro_namespace: dbt
-    search_order: ["oracdc_demo", "oracle_cdc", "dbt"]
-# the package's own example models and sources are not part of this project
-models:
-  oracle_cdc:
-    +enabled: false
-  oracdc_demo:
-    views:
-      +materialized: view
-sources:
-  oracle_cdc:
-    +enabled: false
-data_tests:
-  oracle_cdc:
-    +enabled: false
-"""
-
-_PACKAGES = """\
-packages:
-  - local: {repo}
-"""
-
 _VIEW = """\
 -- An example dependent view: customers with their order count and total, from two replicas.
 select
@@ -99,21 +70,16 @@ class DemoSettings:
 
 
 def prepare_work_dir(work_dir: Path, seed: int = 42, transactions_per_cycle: int = 200) -> None:
-    """Write the demo's config, dbt project, package link and example view (fresh data: a
-    new simulated database)."""
+    """The project ``oracdc init`` writes, with an oracdc.yml for the simulated source and an
+    example view; fresh data (a new simulated database) every time."""
     work_dir.mkdir(parents=True, exist_ok=True)
     for stale in ("data", "target", "dbt_packages", "logs", "models"):
         shutil.rmtree(work_dir / stale, ignore_errors=True)
+    for stale_file in (*PROJECT_FILES, "package-lock.yml"):
+        (work_dir / stale_file).unlink(missing_ok=True)
     config = _CONFIG.format(seed=seed, transactions=transactions_per_cycle)
-    (work_dir / "oracdc.yml").write_text(config, encoding="utf-8")
-    (work_dir / "dbt_project.yml").write_text(_DBT_PROJECT, encoding="utf-8")
-    (work_dir / "packages.yml").write_text(
-        _PACKAGES.format(repo=default_project_dir()), encoding="utf-8"
-    )
-    shutil.copy(default_project_dir() / "profiles.yml", work_dir / "profiles.yml")
-    views = work_dir / "models" / "views"
-    views.mkdir(parents=True, exist_ok=True)
-    (views / "customer_orders.sql").write_text(_VIEW, encoding="utf-8")
+    write_user_project(work_dir, config=config)
+    (work_dir / "models" / "views" / "customer_orders.sql").write_text(_VIEW, encoding="utf-8")
 
 
 def run_demo(settings: DemoSettings) -> bool:
@@ -121,6 +87,7 @@ def run_demo(settings: DemoSettings) -> bool:
     work_dir = settings.work_dir.resolve()
     prepare_work_dir(work_dir, settings.seed, settings.transactions_per_cycle)
     config = load_config(work_dir / "oracdc.yml")
+    attach_log_file(config.data_dir)
     print("demo: starting Spark (about 30 s the first time)", flush=True)
     dbt = dbt_settings(config)
     matched = False

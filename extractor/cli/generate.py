@@ -11,7 +11,7 @@ from extractor.cli.options import add_config_option, config_of
 from extractor.dbt_gen import generate_project_files
 from extractor.dbt_gen.dictionary_file import load_dictionary_tables
 from extractor.dictionary import TableDef
-from extractor.lakehouse.dbt_runner import default_project_dir
+from extractor.errors import GenerationError
 
 
 def register(subparsers: Any) -> None:
@@ -35,7 +35,8 @@ def register(subparsers: Any) -> None:
         "--project-dir",
         type=Path,
         default=None,
-        help="dbt project directory (default: the one shipped with oracdc)",
+        help="dbt project directory (default: dbt.project_dir of oracdc.yml, else the "
+        "directory of oracdc.yml; with --dictionary: the current directory)",
     )
     parser.add_argument("--force", action="store_true", help="overwrite files edited by hand")
     parser.add_argument("--dry-run", action="store_true", help="write nothing, report changes")
@@ -44,13 +45,21 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    project_dir = args.project_dir
+    implied: Path | None = None  # the project when --project-dir is not given
     if args.dictionary is not None:
         tables = load_dictionary_tables(args.dictionary)
+        implied = Path.cwd()
     else:
-        tables, configured_dir = _configured_tables(args)
-        project_dir = project_dir or configured_dir
-    project_dir = (project_dir or default_project_dir()).resolve()
+        tables, implied = _configured_tables(args)
+    if args.project_dir is not None:
+        project_dir = args.project_dir.resolve()
+    else:
+        project_dir = (implied or Path.cwd()).resolve()
+        if not (project_dir / "dbt_project.yml").is_file():
+            raise GenerationError(
+                f"no dbt project in {project_dir} (no dbt_project.yml)",
+                fix="run `oracdc init DIR` for a new project, or give --project-dir",
+            )
     report = generate_project_files(tables, project_dir, force=args.force, dry_run=args.dry_run)
     prefix = "would " if args.dry_run else ""
     for change in report.changes:

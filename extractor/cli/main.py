@@ -14,10 +14,13 @@ from collections.abc import Sequence
 
 from extractor import __version__
 from extractor.errors import OracdcError
+from extractor.lakehouse import dbt_runner
+from extractor.log_setup import FAILURE_LOGGER, configure_console, log_file
 from extractor.parse import implementation
 
 # Sub-command modules, in the order `oracdc --help` lists them.
 COMMAND_MODULES: tuple[str, ...] = (
+    "extractor.cli.init",
     "extractor.cli.parse_redo",
     "extractor.cli.record",
     "extractor.cli.stream",
@@ -44,20 +47,24 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--debug", action="store_true", help="show tracebacks and debug logs on failure"
     )
+    parser.add_argument(
+        "--verbose", action="store_true", help="also show info logs and dbt's per-model lines"
+    )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module_name in COMMAND_MODULES:
         importlib.import_module(module_name).register(subparsers)
+    for command in subparsers.choices.values():  # also after the command: oracdc sync --debug
+        for flag in ("--debug", "--verbose"):
+            command.add_argument(flag, action="store_true", default=argparse.SUPPRESS,
+                                 help=argparse.SUPPRESS)  # fmt: skip
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(
-        level=logging.DEBUG if args.debug else logging.INFO,
-        format="%(asctime)s %(levelname)s %(name)s %(message)s",
-        stream=sys.stderr,
-    )
+    configure_console(debug=args.debug, verbose=args.verbose)
+    dbt_runner.show_dbt_progress(args.verbose or args.debug)
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help(sys.stderr)
@@ -67,7 +74,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OracdcError as error:
         if args.debug:
             raise
-        print(f"oracdc {args.command}: error: {error.one_line()}", file=sys.stderr)
+        logging.getLogger(FAILURE_LOGGER).info("failed: %s", error.one_line())
+        print(f"oracdc {args.command}: error: {error.one_line()}{_log_hint()}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print(f"oracdc {args.command}: interrupted", file=sys.stderr)
@@ -76,13 +84,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.debug:
             raise
         text = " ".join(str(error).split())[:500] or type(error).__name__
-        logging.getLogger("oracdc").debug("unexpected error", exc_info=True)
+        logging.getLogger(FAILURE_LOGGER).error("unexpected error", exc_info=True)
         print(
             f"oracdc {args.command}: unexpected error: {type(error).__name__}: {text} "
-            "(rerun with --debug for the traceback, and report it)",
+            f"(rerun with --debug for the traceback, and report it){_log_hint()}",
             file=sys.stderr,
         )
         return 1
+
+
+def _log_hint() -> str:
+    path = log_file()
+    return "" if path is None else f" [log: {path}]"
 
 
 if __name__ == "__main__":

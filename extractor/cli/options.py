@@ -12,6 +12,7 @@ from extractor.lakehouse.dbt_runner import (
     REPLICA_SCHEMA_ENV,
     replica_schema,
 )
+from extractor.log_setup import attach_log_file
 
 # The schema dbt builds the replicas in: profiles.yml reads the same variable.
 
@@ -26,7 +27,10 @@ def add_config_option(parser: argparse.ArgumentParser) -> None:
 
 
 def config_of(args: argparse.Namespace) -> OracdcConfig:
-    return load_config(args.config)
+    """The command's config; from here on its log records also go to ``<data_dir>/logs``."""
+    config = load_config(args.config)
+    attach_log_file(config.data_dir)
+    return config
 
 
 def add_replica_schema_option(parser: argparse.ArgumentParser) -> None:

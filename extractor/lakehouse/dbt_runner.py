@@ -21,9 +21,30 @@ def replica_schema() -> str:
     return os.environ.get(REPLICA_SCHEMA_ENV) or DEFAULT_REPLICA_SCHEMA
 
 
-def default_project_dir() -> Path:
-    """The dbt project shipped with this repository (the directory holding dbt_project.yml)."""
-    return Path(__file__).resolve().parents[2]
+# Where a built wheel carries the dbt package (setup.py copies it there at build time).
+SHIPPED_PACKAGE = "dbt_package"
+
+
+_progress = {"shown": False}
+
+
+def show_dbt_progress(shown: bool) -> None:
+    """dbt's per-model lines on the console (``--verbose``); else only its errors."""
+    _progress["shown"] = shown
+
+
+def dbt_package_dir() -> Path:
+    """The ``oracle_cdc`` dbt package (the directory holding its dbt_project.yml and macros):
+    the repository's root in a checkout or an editable install, else the copy a normal
+    ``pip install`` put inside the Python package (``extractor/dbt_package``)."""
+    here = Path(__file__).resolve()
+    for candidate in (here.parents[2], here.parents[1] / SHIPPED_PACKAGE):
+        if (candidate / "dbt_project.yml").is_file() and (candidate / "macros").is_dir():
+            return candidate
+    raise FileNotFoundError(
+        f"the oracle_cdc dbt package is not installed beside {here.parents[1]}; "
+        "reinstall oracdc (pip install oracdc)"
+    )
 
 
 def run_dbt(
@@ -42,11 +63,12 @@ def run_dbt(
 
     from dbt.cli.main import dbtRunner
 
-    project = (project_dir or default_project_dir()).resolve()
+    project = (project_dir or dbt_package_dir()).resolve()
     import sys
 
     command = [
         *([] if sys.stdout.isatty() else ["--no-use-colors"]),
+        *([] if _progress["shown"] else ["--quiet"]),
         *args,
         "--project-dir",
         str(project),

@@ -28,6 +28,28 @@ DATA_DIR_ENV = "ORACDC_DATA_DIR"
 SPARK_REMOTE_ENV = "SPARK_REMOTE"
 
 
+LOG4J_CONFIG = "log4j2.properties"
+SPARK_LOG = "spark.log"
+# The JVM's own logging: WARN and up to <data_dir>/spark.log, only ERROR to the console (no
+# start-up banner, no "Your hostname resolves to a loopback address" on every command).
+_LOG4J = """\
+rootLogger.level = warn
+rootLogger.appenderRef.file.ref = file
+rootLogger.appenderRef.console.ref = console
+rootLogger.appenderRef.console.level = error
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = spark: %p %c{{1}}: %m%n%ex
+appender.file.type = File
+appender.file.name = file
+appender.file.fileName = {log_file}
+appender.file.layout.type = PatternLayout
+appender.file.layout.pattern = %d{{ISO8601}} %p %c: %m%n%ex
+"""
+
+
 @dataclass(frozen=True)
 class SparkSettings:
     """Where the session runs and where the embedded catalog keeps its files."""
@@ -57,7 +79,10 @@ def embedded_conf(settings: SparkSettings) -> dict[str, str]:
         "spark.hadoop.javax.jdo.option.ConnectionURL": (
             f"jdbc:derby:;databaseName={data_dir / 'metastore_db'};create=true"
         ),
-        "spark.driver.extraJavaOptions": f"-Dderby.stream.error.file={data_dir / 'derby.log'}",
+        "spark.driver.extraJavaOptions": (
+            f"-Dderby.stream.error.file={data_dir / 'derby.log'} "
+            f"-Dlog4j2.configurationFile=file:{data_dir / LOG4J_CONFIG}"
+        ),
         "spark.driver.memory": settings.driver_memory,
         "spark.sql.sources.partitionOverwriteMode": "dynamic",
         "spark.sql.shuffle.partitions": str(settings.shuffle_partitions),
@@ -82,6 +107,8 @@ def get_spark(settings: SparkSettings) -> SparkSession:
         remote_session.conf.set("spark.sql.session.timeZone", "UTC")
         return remote_session
     settings.data_dir.mkdir(parents=True, exist_ok=True)
+    log_config = _LOG4J.format(log_file=settings.data_dir.resolve() / SPARK_LOG)
+    (settings.data_dir / LOG4J_CONFIG).write_text(log_config, encoding="utf-8")
     builder = SparkSession.builder
     for key, value in embedded_conf(settings).items():
         builder = builder.config(key, value)

@@ -22,8 +22,8 @@ from typing import Any
 
 from extractor.config import OracdcConfig
 from extractor.dictionary import TableDef
-from extractor.errors import OracdcError, SyncStepError
-from extractor.lakehouse.dbt_runner import default_project_dir, run_dbt
+from extractor.errors import ConfigError, OracdcError, SyncStepError
+from extractor.lakehouse.dbt_runner import dbt_package_dir, run_dbt
 from extractor.pipeline.build_plan import columns_fingerprint, model_digest, plan_build
 from extractor.pipeline.extractor import Extractor, SnapshotResult, StreamResult
 from extractor.pipeline.runtime import Runtime
@@ -61,13 +61,21 @@ class CycleReport:
 
 
 def dbt_settings(config: OracdcConfig) -> DbtSettings:
-    """The configured dbt project (default: this repository), its profiles and variables.
+    """The configured dbt project (``dbt.project_dir``, else the directory of oracdc.yml, as
+    ``oracdc init`` writes them), its profiles and variables.
 
-    profiles.yml is taken from the project directory when it has one, else from this
-    repository; the staging schema variable follows ``staging_schema`` of oracdc.yml.
+    profiles.yml is taken from the project directory when it has one, else from the
+    ``oracle_cdc`` package; the staging schema variable follows ``staging_schema``.
     """
-    project = config.dbt_project_dir or default_project_dir()
-    profiles = project if (project / "profiles.yml").exists() else default_project_dir()
+    project = config.dbt_project_dir
+    if project is None or not (project / "dbt_project.yml").is_file():
+        where = "no dbt project given" if project is None else f"no dbt_project.yml in {project}"
+        raise ConfigError(
+            f"{where}: the replicas' models need a dbt project of yours",
+            fix="run `oracdc init DIR` and use the oracdc.yml it writes, or set dbt.project_dir "
+            "in oracdc.yml to your dbt project",
+        )
+    profiles = project if (project / "profiles.yml").exists() else dbt_package_dir()
     return DbtSettings(
         project_dir=project,
         profiles_dir=profiles,

@@ -151,6 +151,7 @@ def test_an_invalid_notify_section_is_refused(raw: dict[str, object]) -> None:
 
 
 def _failing_sync_config(tmp_path: Path, url: str) -> Path:
+    (tmp_path / "dbt_project.yml").write_text("name: ops\n", encoding="utf-8")  # never built
     config = tmp_path / "oracdc.yml"
     config.write_text(
         f"source: {{kind: oracle, dsn: '127.0.0.1:{closed_port()}/NOPE', user: OPS, "

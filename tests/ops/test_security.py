@@ -48,7 +48,10 @@ def test_a_failing_run_never_prints_or_logs_the_password(
     output = capsys.readouterr()
     assert code == 1
     assert "cannot connect" in output.err  # the run did fail where the password is used
-    for text in (output.out, output.err, caplog.text):
+    log_file = tmp_path / "data" / "logs" / "oracdc.log"
+    logged = log_file.read_text(encoding="utf-8")
+    assert "cannot connect" in logged  # the file has the failure
+    for text in (output.out, output.err, caplog.text, logged):
         assert SECRET not in text
 
 

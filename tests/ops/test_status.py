@@ -19,6 +19,7 @@ from extractor.state.stats import ExtractorStats, save_stats
 
 
 def _config(tmp_path: Path) -> Path:
+    (tmp_path / "dbt_project.yml").write_text("name: ops\n", encoding="utf-8")  # for sync
     config = tmp_path / "oracdc.yml"
     config.write_text("source: {kind: sim}\ntables: [APP.*]\ndata_dir: data\n", encoding="utf-8")
     return config

@@ -203,6 +203,7 @@ def test_a_replay_bundle_has_no_database_checks(tmp_path: Path) -> None:
 
 
 def _write_config(tmp_path: Path) -> Path:
+    (tmp_path / "dbt_project.yml").write_text("name: checks\n", encoding="utf-8")  # for sync
     path = tmp_path / "oracdc.yml"
     path.write_text("source: {kind: sim}\ntables: [O.*]\ndata_dir: data\n", encoding="utf-8")
     return path

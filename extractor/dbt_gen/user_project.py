@@ -1,0 +1,142 @@
+"""A new dbt project of the user's that installs the ``oracle_cdc`` package (``oracdc init``).
+
+The directory gets ``oracdc.yml`` (the extractor's settings; commented, for ``kind:
+oracle``), ``dbt_project.yml`` (dispatch order, the package's variables, ``models/replica``
+for the generated models and ``models/views`` for the user's own), ``packages.yml`` (the
+installed package by its local path), ``profiles.yml`` (the package's targets: embedded,
+connect, thrift) and ``.gitignore``. Every ``oracdc`` command run in that directory then finds
+its config, its dbt project and its profiles with no flags. The package's own root is never a
+place for the user's models.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+from extractor.errors import GenerationError
+from extractor.lakehouse.dbt_runner import dbt_package_dir
+
+PACKAGE_NAME = "oracle_cdc"
+MODEL_DIRECTORIES = ("models/replica", "models/views")
+
+DBT_PROJECT = """\
+# The dbt project of your replicas (written by `oracdc init`; yours to edit).
+# `oracdc generate` and `oracdc sync` write one model per table to models/replica;
+# put your own models on top of the replicas in models/views (docs/dbt.md).
+name: {name}
+version: "0.1.0"
+config-version: 2
+profile: oracle_cdc
+model-paths: ["models"]
+clean-targets: ["target", "dbt_packages"]
+
+flags:
+  send_anonymous_usage_stats: false
+
+vars:
+  # where the extractor lands the change rows: staging_schema of oracdc.yml (oracdc sync
+  # passes it; set here for dbt run by hand)
+  oracle_cdc__staging_schema: {staging_schema}
+  # other settings of the package (soft deletes, bucket count, file format): docs/dbt.md
+
+# the package's merge strategy and macros come before dbt's own
+dispatch:
+  - macro_namespace: dbt
+    search_order: ["{name}", "oracle_cdc", "dbt"]
+# models/views: plain dbt models, views by default (dbt's default materialization)
+"""
+
+PACKAGES = """\
+# The oracle_cdc dbt package, as installed with oracdc (`oracdc init` wrote its path;
+# rerun `oracdc init --packages-only` after moving or reinstalling oracdc).
+packages:
+  - local: {package}
+"""
+
+ORACLE_CONFIG = """\
+# oracdc settings (docs/configuration.md). Every oracdc command run in this directory
+# reads this file; the dbt project is this directory.
+source:
+  kind: oracle
+  dsn: dbhost:1521/ORCLCDB          # host:port/service; the CDB root's for a common user
+  user: C##ORACDC
+  password_env: ORACDC_PASSWORD     # or password_file: /run/secrets/oracdc (mode 0600)
+  # pdb: ORCLPDB1                   # with the root's service: the PDB holding the tables
+  # wallet_dir: /path/to/wallet     # TLS
+tables:                             # OWNER.TABLE, wildcards * and ? allowed
+  - HR.EMPLOYEES
+  # - SALES.*
+data_dir: data                      # checkpoint, spill files, embedded metastore + warehouse
+staging_schema: {staging_schema}
+error_policy: fail                  # fail | warn | skip, for rows that cannot be applied
+# mining: {{window_scns: 20000, poll_interval_seconds: 5}}
+# sync_interval_seconds: 60
+# spark: {{remote: sc://host:15002}}  # land through a Spark Connect server
+dbt:
+  project_dir: .
+  # target: embedded                # embedded | connect | thrift (profiles.yml)
+  # full_build_every: 100           # a full dbt build every 100th sync cycle
+"""
+
+GITIGNORE = """\
+data/
+target/
+dbt_packages/
+logs/
+"""
+
+DEFAULT_STAGING_SCHEMA = "oracdc_staging"
+PROJECT_FILES = ("oracdc.yml", "dbt_project.yml", "packages.yml", "profiles.yml", ".gitignore")
+
+
+def project_name(directory: Path) -> str:
+    """A dbt project name from the directory's name (letters, digits, underscores)."""
+    name = re.sub(r"[^a-z0-9_]", "_", directory.resolve().name.lower()).strip("_") or "replicas"
+    if not name[0].isalpha():
+        name = f"project_{name}"
+    return f"{name}_project" if name == PACKAGE_NAME else name
+
+
+def write_user_project(
+    directory: Path, *, config: str | None = None, staging_schema: str = DEFAULT_STAGING_SCHEMA
+) -> list[Path]:
+    """Write the project's files into ``directory`` (created when missing); ``config`` is the
+    oracdc.yml text (default: the commented ``kind: oracle`` one). Refuses, before writing
+    anything, when one of the files is already there. Returns the files written."""
+    directory = directory.resolve()
+    files = {
+        "oracdc.yml": config
+        if config is not None
+        else ORACLE_CONFIG.format(staging_schema=staging_schema),
+        "dbt_project.yml": DBT_PROJECT.format(
+            name=project_name(directory), staging_schema=staging_schema
+        ),
+        "packages.yml": packages_yml(),
+        ".gitignore": GITIGNORE,
+    }
+    existing = [n for n in PROJECT_FILES if (directory / n).exists()]
+    if existing:
+        raise GenerationError(
+            f"{directory} already holds {', '.join(existing)}",
+            fix="choose a new directory, or move those files away first",
+        )
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, text in files.items():
+        (directory / name).write_text(text, encoding="utf-8")
+        written.append(directory / name)
+    shutil.copy(dbt_package_dir() / "profiles.yml", directory / "profiles.yml")
+    written.append(directory / "profiles.yml")
+    for folder in MODEL_DIRECTORIES:
+        (directory / folder).mkdir(parents=True, exist_ok=True)
+        keep = directory / folder / ".gitkeep"
+        keep.touch()
+        written.append(keep)
+    return written
+
+
+def packages_yml() -> str:
+    """packages.yml naming the installed oracle_cdc package by its absolute path."""
+    return PACKAGES.format(package=dbt_package_dir())
