@@ -32,23 +32,34 @@ _PATTERN = re.compile(r"^[A-Za-z0-9_$#*?]{1,128}$")
 _SPARK_SCHEMA = re.compile(r"^[a-z_][a-z0-9_]{0,127}$")
 
 
-@functools.lru_cache(maxsize=65536)
-def _selection_matches(patterns: tuple[tuple[str, str], ...], owner: str, table: str) -> bool:
-    """Asked for every LogMiner row: cached per (patterns, owner, table)."""
+def _any_matches(patterns: tuple[tuple[str, str], ...], owner: str, table: str) -> bool:
     return any(
         fnmatch.fnmatchcase(owner.upper(), o) and fnmatch.fnmatchcase(table.upper(), t)
         for o, t in patterns
     )
 
 
+@functools.lru_cache(maxsize=65536)
+def _selection_matches(
+    patterns: tuple[tuple[str, str], ...],
+    excluded: tuple[tuple[str, str], ...],
+    owner: str,
+    table: str,
+) -> bool:
+    """Asked for every LogMiner row: cached per (patterns, excluded, owner, table)."""
+    return _any_matches(patterns, owner, table) and not _any_matches(excluded, owner, table)
+
+
 @dataclass(frozen=True)
 class TableSelection:
-    """Tables to replicate: ``OWNER.TABLE`` entries, where either part may use ``*`` / ``?``."""
+    """Tables to replicate: ``OWNER.TABLE`` entries, where either part may use ``*`` / ``?``,
+    less those an ``exclude`` entry matches."""
 
     patterns: tuple[tuple[str, str], ...]
+    excluded: tuple[tuple[str, str], ...] = ()
 
     def matches(self, owner: str, table: str) -> bool:
-        return _selection_matches(self.patterns, owner, table)
+        return _selection_matches(self.patterns, self.excluded, owner, table)
 
     @property
     def owners(self) -> tuple[str, ...]:
@@ -124,6 +135,7 @@ _DBT_KEYS = frozenset({"project_dir", "target", "full_build_every"})
 _TOP_LEVEL_KEYS = {
     "source",
     "tables",
+    "exclude",
     "data_dir",
     "staging_schema",
     "error_policy",
@@ -216,7 +228,7 @@ def config_from_mapping(
     return OracdcConfig(
         path=path,
         source=source,
-        tables=_tables(raw.get("tables"), where),
+        tables=_tables(raw.get("tables"), raw.get("exclude"), where),
         data_dir=_path(raw.get("data_dir", "data"), base_dir),
         staging_schema=staging_schema,
         error_policy=policy,
@@ -286,21 +298,39 @@ def _source(raw: Any, where: str, base_dir: Path) -> Mapping[str, Any]:
     return source
 
 
-def _tables(raw: Any, where: str) -> TableSelection:
+def _tables(raw: Any, raw_excluded: Any, where: str) -> TableSelection:
     if not isinstance(raw, list) or not raw:
         raise ConfigError(
             f"{where}: tables must be a non-empty list of OWNER.TABLE entries (wildcards * and ?)"
         )
+    if raw_excluded is not None and not isinstance(raw_excluded, list):
+        raise ConfigError(
+            f"{where}: exclude must be a list of OWNER.TABLE entries (wildcards * and ?)",
+            fix="e.g. exclude: [SALES.*_TMP, HR.AUDIT_LOG]",
+        )
+    patterns = _table_patterns(raw, "table", where)
+    excluded = _table_patterns(raw_excluded or [], "exclude", where)
+    for owner, table in patterns:
+        named = "*" not in owner + table and "?" not in owner + table
+        if named and _any_matches(excluded, owner, table):
+            raise ConfigError(
+                f"{where}: exclude removes {owner}.{table}, which tables names explicitly",
+                fix=f"drop {owner}.{table} from tables, or narrow the exclude entry",
+            )
+    return TableSelection(patterns, excluded)
+
+
+def _table_patterns(raw: list[Any], what: str, where: str) -> tuple[tuple[str, str], ...]:
     patterns: list[tuple[str, str]] = []
     for entry in raw:
         text = str(entry).strip()
         owner, dot, table = text.partition(".")
         if not dot or not _PATTERN.match(owner) or not _PATTERN.match(table):
             raise ConfigError(
-                f"{where}: table entry {text!r} is not OWNER.TABLE (letters, digits, _ $ #, * ?)"
+                f"{where}: {what} entry {text!r} is not OWNER.TABLE (letters, digits, _ $ #, * ?)"
             )
         patterns.append((owner.upper(), table.upper()))
-    return TableSelection(tuple(patterns))
+    return tuple(patterns)
 
 
 def validate_oracle_name(name: str, what: str) -> str:

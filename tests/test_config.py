@@ -114,3 +114,31 @@ def test_full_dbt_builds_are_off_by_default_and_a_count_of_cycles_when_set(
             load_config(write(tmp_path, text % bad))
     with pytest.raises(ConfigError, match=r"unknown key.*under dbt: full_build_evry"):
         load_config(write(tmp_path, MINIMAL + "dbt: {full_build_evry: 3}\n"))
+
+
+def test_exclude_removes_tables_the_patterns_select(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, MINIMAL + 'exclude: ["SALES.*_TMP", "sales.audit?"]\n'))
+    tables = config.tables
+    assert tables.matches("SALES", "ORDERS")
+    assert not tables.matches("SALES", "ORDERS_TMP")
+    assert not tables.matches("sales", "AUDIT1")
+    assert tables.matches("SALES", "AUDIT10")
+    assert tables.matches("HR", "EMPLOYEES")
+
+
+@pytest.mark.parametrize(
+    ("exclude", "message", "fix"),
+    [
+        ("exclude: [HR.EMPLOYEES]", "exclude removes HR.EMPLOYEES, which tables names", "drop"),
+        ("exclude: [HR.*]", "exclude removes HR.EMPLOYEES, which tables names", "narrow"),
+        ("exclude: SALES.TMP", "exclude must be a list", "e.g. exclude:"),
+        ("exclude: [SALES]", "exclude entry 'SALES' is not OWNER.TABLE", None),
+    ],
+)
+def test_a_bad_exclude_is_refused_in_one_line_with_the_fix(
+    tmp_path: Path, exclude: str, message: str, fix: str | None
+) -> None:
+    with pytest.raises(ConfigError, match=message) as refused:
+        load_config(write(tmp_path, MINIMAL + exclude + "\n"))
+    if fix is not None:
+        assert refused.value.fix and fix in refused.value.fix

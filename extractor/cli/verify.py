@@ -104,7 +104,9 @@ def check_scn(requested: int | None, replica: int) -> int:
 def selected_tables(
     source: Source, config: OracdcConfig, patterns: list[str] | None
 ) -> list[TableDef]:
-    tables = source.list_tables(config.tables.patterns)
+    selection = config.tables
+    listed = source.list_tables(selection.patterns)
+    tables = [t for t in listed if selection.matches(t.owner, t.name)]  # less exclude
     if patterns:
         wanted = [p.upper() for p in patterns]
         tables = [

@@ -29,7 +29,8 @@ class TableRegistry:
         """The selected tables that exist in the source now (refreshes the list)."""
         explicit = [(o, t) for o, t in self._selection.patterns if not _is_pattern(o + t)]
         patterns = [(o, t) for o, t in self._selection.patterns if _is_pattern(o + t)]
-        tables = self._source.list_tables(patterns=patterns, names=explicit)
+        listed = self._source.list_tables(patterns=patterns, names=explicit)
+        tables = [t for t in listed if self._selection.matches(t.owner, t.name)]  # exclude
         for table in tables:
             self._remember(table)
         return tables
