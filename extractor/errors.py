@@ -80,10 +80,11 @@ class MissingRedoLogError(SourceError):
 class SnapshotTooOldError(SourceError):
     """A snapshot read AS OF an SCN whose undo is gone (ORA-01555) or not yet valid."""
 
-    def __init__(self, table: str, scn: int, detail: str) -> None:
+    def __init__(self, table: str, scn: int, detail: str, *, fix: str | None = None) -> None:
         super().__init__(
             f"cannot read {table} as of SCN {scn}: {detail}",
-            fix="restart the snapshot at a newer SCN (oracdc snapshot --force), or raise "
+            fix=fix
+            or "restart the snapshot at a newer SCN (oracdc snapshot --force), or raise "
             "UNDO_RETENTION so that a snapshot of this size can finish",
         )
         self.table = table

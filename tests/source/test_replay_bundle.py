@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from extractor.errors import BundleError, MissingRedoLogError
+from extractor.errors import BundleError, MissingRedoLogError, SnapshotTooOldError
 from extractor.logminer_row import LogMinerRow
 from extractor.sim.database import SimDatabase
 from extractor.sim.workload import WorkloadResult
@@ -98,6 +98,16 @@ def test_hand_written_logminer_row_keeps_rs_id_padding(bundle: Path) -> None:
 
 def test_current_scn_is_the_largest_scn_in_the_log(bundle: Path) -> None:
     assert ReplaySource(bundle).current_scn() == 1001
+
+
+def test_a_read_at_another_scn_says_a_bundle_holds_one_scn(bundle: Path) -> None:
+    source = ReplaySource(bundle)
+    with pytest.raises(SnapshotTooOldError, match="holds its snapshot at SCN 1000") as refused:
+        list(source.snapshot_batches(source.table("HR", "EMPLOYEES"), 1001, 10))
+    assert refused.value.fix and "replay bundle holds each table at its snapshot SCN" in (
+        refused.value.fix
+    )
+    assert "UNDO_RETENTION" not in refused.value.one_line()  # not an Oracle's fix
 
 
 def test_snapshot_point_is_the_snapshot_files_scn(bundle: Path) -> None:

@@ -45,6 +45,13 @@ from extractor.source.base import RedoLogInUse, SnapshotPoint
 from extractor.source.replay import bundle_format as fmt
 from extractor.source.rowid_order import rowid_sort_key
 
+# A bundle is not a database: each table's rows exist at its snapshot SCN only (so `oracdc
+# verify` of replicas consolidated past it cannot read the source side).
+_ONE_SCN_FIX = (
+    "a replay bundle holds each table at its snapshot SCN only: verify against the database "
+    "the bundle was recorded from, or record a bundle whose snapshot is at this SCN"
+)
+
 
 class ReplaySource:
     """A :class:`~extractor.source.base.Source` reading the bundle at ``path``."""
@@ -158,13 +165,15 @@ class ReplaySource:
         if snapshot is None:
             if scn != self._point_scn(table):
                 raise SnapshotTooOldError(
-                    table.qualified_name, scn, "the bundle has no snapshot of this table"
-                )
+                    table.qualified_name, scn, "the bundle has no snapshot of this table",
+                    fix=_ONE_SCN_FIX,
+                )  # fmt: skip
             return iter(())
         if snapshot.scn != scn:
             raise SnapshotTooOldError(
-                table.qualified_name, scn, f"the bundle holds its snapshot at SCN {snapshot.scn}"
-            )
+                table.qualified_name, scn, f"the bundle holds its snapshot at SCN {snapshot.scn}",
+                fix=_ONE_SCN_FIX,
+            )  # fmt: skip
         rows = sorted(snapshot.rows, key=lambda r: rowid_sort_key(str(r[fmt.ROWID_KEY])))
         if after_rowid is not None:
             after = rowid_sort_key(after_rowid)
