@@ -59,9 +59,14 @@ class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
         pass
 
 
+_saved_levels: list[int] = []  # the root level before configure_console, for reset
+
+
 def configure_console(*, debug: bool = False, verbose: bool = False) -> None:
-    """The console handler of this process (replacing an earlier one)."""
+    """The console handler of this process (replacing an earlier one); ``reset`` undoes it."""
     root = logging.getLogger()
+    if not _saved_levels:
+        _saved_levels.append(root.level)
     wanted = logging.DEBUG if debug else logging.INFO
     if root.level == logging.NOTSET or root.level > wanted:  # never less than a caller set
         root.setLevel(wanted)
@@ -99,6 +104,17 @@ def log_file() -> Path | None:
         if handler.get_name() == _FILE and isinstance(handler, RotatingFileHandler):
             return Path(handler.baseFilename)
     return None
+
+
+def reset() -> None:
+    """Detach the console and the file and restore the root level: a command's logging ends
+    with it (``main`` may run again in the same process, as the tests do)."""
+    _remove(_CONSOLE)
+    _remove(_FILE)
+    if _saved_levels:
+        logging.getLogger().setLevel(_saved_levels.pop())
+    for name in CHATTY_LOGGERS:
+        logging.getLogger(name).setLevel(logging.NOTSET)
 
 
 def _remove(name: str) -> None:

@@ -24,19 +24,20 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--packages-only",
         action="store_true",
-        help="only rewrite packages.yml (after oracdc was moved or reinstalled) and run dbt deps",
+        help="only point packages.yml at the installed oracle_cdc package (after oracdc was "
+        "moved or reinstalled; other packages are kept) and run dbt deps",
     )
     parser.add_argument("--no-deps", action="store_true", help="do not run `dbt deps`")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from extractor.dbt_gen.user_project import packages_yml, write_user_project
+    from extractor.dbt_gen.user_project import repoint_package, write_user_project
 
     directory: Path = args.directory.resolve()
     if args.packages_only:
-        (directory / "packages.yml").write_text(packages_yml(), encoding="utf-8")
-        print(f"init: packages.yml in {directory} rewritten", flush=True)
+        repoint_package(directory)
+        print(f"init: packages.yml in {directory} points at the installed oracle_cdc", flush=True)
     else:
         written = write_user_project(directory)
         names = ", ".join(str(p.relative_to(directory).parent) if p.name == ".gitkeep"

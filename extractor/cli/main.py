@@ -12,7 +12,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from extractor import __version__
+from extractor import __version__, log_setup
 from extractor.errors import OracdcError
 from extractor.lakehouse import dbt_runner
 from extractor.log_setup import FAILURE_LOGGER, configure_console, log_file
@@ -65,6 +65,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     configure_console(debug=args.debug, verbose=args.verbose)
     dbt_runner.show_dbt_progress(args.verbose or args.debug)
+    try:
+        return _run(parser, args)
+    finally:
+        dbt_runner.show_dbt_progress(False)
+        log_setup.reset()
+
+
+def _run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help(sys.stderr)

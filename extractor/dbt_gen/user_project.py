@@ -15,10 +15,14 @@ import re
 import shutil
 from pathlib import Path
 
+import yaml
+
 from extractor.errors import GenerationError
 from extractor.lakehouse.dbt_runner import dbt_package_dir
 
 PACKAGE_NAME = "oracle_cdc"
+# names a root project cannot take: the package's, dbt's own and the adapter's packages
+_TAKEN_NAMES = frozenset({PACKAGE_NAME, "dbt", "dbt_spark"})
 MODEL_DIRECTORIES = ("models/replica", "models/views")
 
 DBT_PROJECT = """\
@@ -50,7 +54,7 @@ dispatch:
 
 PACKAGES = """\
 # The oracle_cdc dbt package, as installed with oracdc (`oracdc init` wrote its path;
-# rerun `oracdc init --packages-only` after moving or reinstalling oracdc).
+# `oracdc init --packages-only` points it at the installed one again, keeping the others).
 packages:
   - local: {package}
 """
@@ -88,7 +92,7 @@ logs/
 """
 
 DEFAULT_STAGING_SCHEMA = "oracdc_staging"
-PROJECT_FILES = ("oracdc.yml", "dbt_project.yml", "packages.yml", "profiles.yml", ".gitignore")
+PROJECT_FILES = ("oracdc.yml", "dbt_project.yml", "packages.yml", "profiles.yml")
 
 
 def project_name(directory: Path) -> str:
@@ -96,7 +100,7 @@ def project_name(directory: Path) -> str:
     name = re.sub(r"[^a-z0-9_]", "_", directory.resolve().name.lower()).strip("_") or "replicas"
     if not name[0].isalpha():
         name = f"project_{name}"
-    return f"{name}_project" if name == PACKAGE_NAME else name
+    return f"{name}_project" if name in _TAKEN_NAMES else name
 
 
 def write_user_project(
@@ -114,7 +118,6 @@ def write_user_project(
             name=project_name(directory), staging_schema=staging_schema
         ),
         "packages.yml": packages_yml(),
-        ".gitignore": GITIGNORE,
     }
     existing = [n for n in PROJECT_FILES if (directory / n).exists()]
     if existing:
@@ -129,6 +132,8 @@ def write_user_project(
         written.append(directory / name)
     shutil.copy(dbt_package_dir() / "profiles.yml", directory / "profiles.yml")
     written.append(directory / "profiles.yml")
+    if _add_ignored(directory / ".gitignore"):
+        written.append(directory / ".gitignore")
     for folder in MODEL_DIRECTORIES:
         (directory / folder).mkdir(parents=True, exist_ok=True)
         keep = directory / folder / ".gitkeep"
@@ -140,3 +145,56 @@ def write_user_project(
 def packages_yml() -> str:
     """packages.yml naming the installed oracle_cdc package by its absolute path."""
     return PACKAGES.format(package=dbt_package_dir())
+
+
+def repoint_package(directory: Path) -> None:
+    """Point an existing project's packages.yml at the installed oracle_cdc package (after
+    oracdc moved or was reinstalled), keeping every other package it lists."""
+    if not (directory / "dbt_project.yml").is_file():
+        raise GenerationError(
+            f"no dbt project in {directory} (no dbt_project.yml)",
+            fix=f"run `oracdc init {directory}` first",
+        )
+    path = directory / "packages.yml"
+    if not path.exists():
+        path.write_text(packages_yml(), encoding="utf-8")
+        return
+    try:
+        listed = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as error:
+        raise GenerationError(f"{path} is not YAML ({error})") from None
+    entries = listed.get("packages") if isinstance(listed, dict) else None
+    if not isinstance(entries, list):
+        raise GenerationError(f"{path} has no packages list", fix="fix or remove the file")
+    kept = [e for e in entries if not _is_this_package(e, directory)]
+    listed["packages"] = [*kept, {"local": str(dbt_package_dir())}]
+    path.write_text(yaml.safe_dump(listed, sort_keys=False), encoding="utf-8")
+
+
+def _is_this_package(entry: object, directory: Path) -> bool:
+    """A ``local`` entry naming oracle_cdc, or a path that is gone (where it was)."""
+    if not isinstance(entry, dict) or "local" not in entry:
+        return False
+    target = Path(str(entry["local"]))
+    target = target if target.is_absolute() else directory / target
+    project = target / "dbt_project.yml"
+    if not project.is_file():
+        return True
+    try:
+        name = (yaml.safe_load(project.read_text(encoding="utf-8")) or {}).get("name")
+    except (yaml.YAMLError, AttributeError):
+        return False
+    return bool(name == PACKAGE_NAME)
+
+
+def _add_ignored(path: Path) -> bool:
+    """Add the project's generated directories to ``path`` (created when missing); True
+    when the file changed."""
+    present = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+    missing = [line for line in GITIGNORE.splitlines() if line not in present]
+    if not missing:
+        return False
+    prefix = "" if not present or present[-1] == "" else "\n"
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(prefix + "\n".join(missing) + "\n")
+    return True

@@ -30,8 +30,9 @@ SPARK_REMOTE_ENV = "SPARK_REMOTE"
 
 LOG4J_CONFIG = "log4j2.properties"
 SPARK_LOG = "spark.log"
-# The JVM's own logging: WARN and up to <data_dir>/spark.log, only ERROR to the console (no
-# start-up banner, no "Your hostname resolves to a loopback address" on every command).
+# The JVM's own logging: WARN and up to <data_dir>/spark.log (rotated at 10 MB, 5 kept), only
+# ERROR to the console (no start-up banner, no "Your hostname resolves to a loopback address"
+# on every command).
 _LOG4J = """\
 rootLogger.level = warn
 rootLogger.appenderRef.file.ref = file
@@ -42,11 +43,17 @@ appender.console.name = console
 appender.console.target = SYSTEM_ERR
 appender.console.layout.type = PatternLayout
 appender.console.layout.pattern = spark: %p %c{{1}}: %m%n%ex
-appender.file.type = File
+appender.file.type = RollingFile
 appender.file.name = file
 appender.file.fileName = {log_file}
+appender.file.filePattern = {log_file}.%i
 appender.file.layout.type = PatternLayout
 appender.file.layout.pattern = %d{{ISO8601}} %p %c: %m%n%ex
+appender.file.policies.type = Policies
+appender.file.policies.size.type = SizeBasedTriggeringPolicy
+appender.file.policies.size.size = 10MB
+appender.file.strategy.type = DefaultRolloverStrategy
+appender.file.strategy.max = 5
 """
 
 
@@ -102,7 +109,8 @@ def get_spark(settings: SparkSettings) -> SparkSession:
     os.environ[DATA_DIR_ENV] = str(settings.data_dir.resolve())
     if settings.remote:
         os.environ[SPARK_REMOTE_ENV] = settings.remote
-        LOG.info("spark session: connecting to %s", settings.remote)
+        # the host only: a Spark Connect URL may carry a token (sc://host:port/;token=...)
+        LOG.info("spark session: connecting to %s", settings.remote.split("/;")[0].split(";")[0])
         remote_session: SparkSession = SparkSession.builder.remote(settings.remote).getOrCreate()
         remote_session.conf.set("spark.sql.session.timeZone", "UTC")
         return remote_session

@@ -1,4 +1,4 @@
-"""Progress of long work (snapshots, mining): a live line on a terminal, log lines otherwise."""
+"""Progress of long work (snapshots, mining): a live line on a terminal, plain lines otherwise."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ LOG = logging.getLogger("oracdc.progress")
 class Progress:
     """Rows done of one unit of work (a table snapshot, a mining run), with rate and ETA.
 
-    On a terminal the line is redrawn in place at most 4 times a second; otherwise a log line
-    is written at most every ``log_every_seconds``. ``total`` may be unknown (None).
+    On a terminal the line is redrawn in place at most 4 times a second; otherwise (a
+    service's log, CI) a plain line is written, and logged, at most every
+    ``log_every_seconds``. ``total`` may be unknown (None).
     """
 
     def __init__(
@@ -68,5 +69,8 @@ class Progress:
             end = "\n" if final else ""
             self._stream.write("\r\x1b[2K" + self.line() + end)
             self._stream.flush()
-        else:
-            LOG.info("%s%s", self.line(), " (done)" if final else "")
+        else:  # not a terminal (a service's log, CI): one plain line per interval
+            line = f"{self.line()}{' (done)' if final else ''}"
+            self._stream.write(line + "\n")
+            self._stream.flush()
+            LOG.info("%s", line)

@@ -1,14 +1,17 @@
 """A simulated database that outlives the process: saved under ``<data_dir>/sim``.
 
 A ``kind: sim`` source configured with a data directory is one database for every command
-run on that directory (``sync``, ``verify``, ``status``, ``check``, the demo): the first
+that opens the source on that directory (``sync``, ``verify``, ``check``, ``generate``, the
+demo): the first
 command creates it and runs the configured workload; each later one loads it as the last one
 left it. Before each sync cycle the workload runs ``transactions_per_cycle`` more
 transactions (0: the database stays as it is), like a live database between two cycles.
 
-The database is saved (pickled, atomically) when it is created, after each step of the
-workload and when the source closes, so that every change a command can have mined is in
-the saved file before the command mines it. One process holds it at a time (``lock``).
+The database is saved (pickled, atomically) when it is created and after each step of the
+workload, so that every change a command can have mined is in the saved file before the
+command mines it; a step that fails half-way is not saved. One process holds it at a time
+(``lock``). The file grows with the workload (about 1.2 kB per transaction, rewritten each
+step): a simulator for demos and tests, not for a sync loop left running for days.
 The file is the simulator's own: it is read only by the same oracdc version that wrote it,
 and another version, or other workload settings, is refused with the way out: delete the
 data directory (a new database needs new snapshots; a checkpoint of the old one would leave
@@ -116,14 +119,13 @@ class SavedSimulation:
         )
 
     def close(self) -> None:
-        """Save and let another process open it (idempotent)."""
+        """Let another process open it (idempotent). Nothing is saved here: every step was
+        saved when it ended, reads change nothing, and a step that failed half-way (an error,
+        an interrupt) must not be kept."""
         if self._lock is None:
             return
-        try:
-            self.save()
-        finally:
-            release_process_lock(self._lock)
-            self._lock = None
+        release_process_lock(self._lock)
+        self._lock = None
 
 
 def _load(path: Path, spec: WorkloadSpec) -> WorkloadRunner | None:

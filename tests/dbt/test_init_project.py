@@ -54,18 +54,48 @@ def test_init_refuses_a_directory_that_holds_a_project_already(tmp_path: Path) -
     assert (tmp_path / "dbt_project.yml").read_text(encoding="utf-8") == "name: mine\n"
 
 
-def test_packages_only_rewrites_the_package_path(tmp_path: Path) -> None:
+def test_packages_only_repoints_the_package_and_keeps_the_others(tmp_path: Path) -> None:
     write_user_project(tmp_path)
-    (tmp_path / "packages.yml").write_text("packages:\n  - local: /gone\n", encoding="utf-8")
+    (tmp_path / "packages.yml").write_text(
+        "packages:\n  - local: /gone\n  - package: dbt-labs/dbt_utils\n    version: 1.3.0\n",
+        encoding="utf-8",
+    )
     assert main(["init", str(tmp_path), "--packages-only", "--no-deps"]) == 0
     text = (tmp_path / "packages.yml").read_text(encoding="utf-8")
-    assert yaml.safe_load(text) == {"packages": [{"local": str(dbt_package_dir())}]}
+    assert yaml.safe_load(text) == {
+        "packages": [
+            {"package": "dbt-labs/dbt_utils", "version": "1.3.0"},
+            {"local": str(dbt_package_dir())},
+        ]
+    }
+
+
+def test_packages_only_needs_a_project(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for directory in (tmp_path, tmp_path / "missing"):
+        assert main(["init", str(directory), "--packages-only", "--no-deps"]) == 1
+        assert "no dbt project in" in capsys.readouterr().err
+    assert not (tmp_path / "packages.yml").exists()
+
+
+def test_init_in_a_git_repository_adds_to_its_gitignore(tmp_path: Path) -> None:
+    (tmp_path / ".gitignore").write_text("*.pyc\ndata/", encoding="utf-8")
+    write_user_project(tmp_path)
+    lines = (tmp_path / ".gitignore").read_text(encoding="utf-8").splitlines()
+    assert lines == ["*.pyc", "data/", "target/", "dbt_packages/", "logs/"]
+    write_user_project(tmp_path / "again")  # no .gitignore yet: written whole
+    assert (tmp_path / "again" / ".gitignore").read_text(encoding="utf-8").splitlines() == [
+        "data/",
+        "target/",
+        "dbt_packages/",
+        "logs/",
+    ]
 
 
 @pytest.mark.parametrize(
     ("directory", "name"),
     [("myproj", "myproj"), ("My Project", "my_project"), ("2024", "project_2024"),
-     ("oracle_cdc", "oracle_cdc_project"), ("---", "replicas")],
+     ("oracle_cdc", "oracle_cdc_project"), ("dbt", "dbt_project"),
+     ("dbt_spark", "dbt_spark_project"), ("---", "replicas")],
 )  # fmt: skip
 def test_project_names_are_dbt_names(tmp_path: Path, directory: str, name: str) -> None:
     assert project_name(tmp_path / directory) == name

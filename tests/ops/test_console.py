@@ -4,6 +4,7 @@ error line naming that file."""
 
 from __future__ import annotations
 
+import io
 import json
 import logging
 from pathlib import Path
@@ -63,9 +64,15 @@ def test_a_failing_command_names_its_log_file_on_its_one_error_line(
     error = capsys.readouterr().err
     path = tmp_path / "data" / LOG_FILE
     assert error.count("\n") == 1 and error.endswith(f" [log: {path}]\n"), error
-    assert log_file() == path
     logged = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     assert any("nothing replicated yet" in r["message"] for r in logged)
+    assert log_file() is None  # the command's logging ended with it
+
+    # a later command without a config names no log file, and writes nothing into this one
+    size = path.stat().st_size
+    assert main(["init", str(tmp_path / "a-file"), "--packages-only", "--no-deps"]) == 1
+    assert "[log:" not in capsys.readouterr().err
+    assert path.stat().st_size == size
 
 
 def test_the_log_file_rotates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -127,3 +134,26 @@ def test_the_spark_jvm_logs_to_a_file_under_its_data_directory(
     assert f"-Dlog4j2.configurationFile=file:{spark_data_dir.resolve() / LOG4J_CONFIG}" in (
         java_options
     )
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_is_redrawn_on_a_terminal_and_written_as_lines_elsewhere() -> None:
+    from extractor.pipeline.progress import Progress
+
+    plain = io.StringIO()
+    progress = Progress("snapshot HR.EMPLOYEES", 100, stream=plain, log_every_seconds=0)
+    progress.advance(40)
+    progress.finish()
+    lines = plain.getvalue().splitlines()
+    assert len(lines) == 2 and lines[-1].endswith("(done)") and "100 rows" in lines[-1]
+    assert "\r" not in plain.getvalue()
+
+    terminal = _Terminal()
+    live = Progress("snapshot HR.EMPLOYEES", 100, stream=terminal)
+    live.advance(40)
+    live.finish()
+    assert terminal.getvalue().startswith("\r\x1b[2K") and terminal.getvalue().endswith("\n")

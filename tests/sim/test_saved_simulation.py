@@ -163,3 +163,30 @@ def test_a_closed_simulation_can_be_closed_again(tmp_path: Path) -> None:
     simulation = SavedSimulation.open(tmp_path / "sim", WorkloadSpec(tables=1, transactions=3))
     simulation.close()
     simulation.close()
+
+
+def test_a_step_that_fails_half_way_is_not_saved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = _open(tmp_path, transactions_per_cycle=50)
+    assert source.simulation is not None
+    before = _state(source.simulation.database)
+    runner = source.simulation.runner
+    statements = 0
+    real_statement = runner._statement
+
+    def interrupted(*args: Any) -> None:
+        nonlocal statements
+        statements += 1
+        if statements == 30:
+            raise KeyboardInterrupt
+        real_statement(*args)
+
+    monkeypatch.setattr(runner, "_statement", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        source.advance_workload()
+    source.close()
+    again = _open(tmp_path, transactions_per_cycle=50)
+    assert again.simulation is not None
+    assert _state(again.simulation.database) == before
+    again.close()

@@ -4,7 +4,7 @@
     Fails with the rows that differ between `model` and `expected` on `columns`, compared as
     text (a seed's inferred types need not be the replica's; an empty cell of the seed is
     NULL): each row of one that the other lacks, with `problem` = missing (expected, not in
-    the model) or extra.
+    the model) or extra. EXCEPT ALL counts rows: a key held twice is one row extra.
 #}
 {% test equal_rows(model, expected, columns) -%}
 {%- set projected -%}
@@ -20,13 +20,13 @@ wanted as (
 
 missing as (
     select * from wanted
-    except
+    except all
     select * from actual
 ),
 
 extra as (
     select * from actual
-    except
+    except all
     select * from wanted
 )
 
