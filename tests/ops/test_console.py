@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from extractor import log_setup
 from extractor.cli.main import main
 from extractor.lakehouse import dbt_runner
 from extractor.log_setup import LOG_FILE, attach_log_file, configure_console, log_file
@@ -20,7 +21,7 @@ from extractor.log_setup import LOG_FILE, attach_log_file, configure_console, lo
 @pytest.fixture(autouse=True)
 def _quiet_again() -> Any:
     yield
-    configure_console()
+    log_setup.reset()  # as main() does when a command ends
     dbt_runner.show_dbt_progress(False)
 
 
