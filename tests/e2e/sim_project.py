@@ -3,19 +3,24 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
+from extractor.cli import options as cli_options
 from extractor.config import OracdcConfig, config_from_mapping, load_config
 from extractor.demo import prepare_work_dir
 from extractor.lakehouse.dbt_runner import run_dbt
+from extractor.pipeline import runtime as runtime_module
 from extractor.pipeline.runtime import open_runtime
 from extractor.pipeline.sync import dbt_settings, run_cycle
 from extractor.sim.database import SimDatabase
+from extractor.sim.workload import WorkloadRunner
 from extractor.source.factory import open_source
+from extractor.source.replay.recorder import record_bundle
 from tests.e2e.replica_compare import compare_table
 
 
@@ -90,3 +95,38 @@ def sync_and_compare(
         for r in results
         if not r.matches
     ]
+
+
+def use_shared_spark(monkeypatch: pytest.MonkeyPatch, spark: Any, replica_schema: str) -> None:
+    """oracdc commands run in this test (``main``, the demo) use the suite's Spark session and
+    build their replicas in ``replica_schema``."""
+    monkeypatch.setenv("ORACDC_DBT_SCHEMA", replica_schema)
+    monkeypatch.setattr(runtime_module, "get_spark", lambda settings: spark)
+    monkeypatch.setattr(cli_options, "open_spark", lambda config: spark)
+
+
+@dataclass(frozen=True)
+class MidwayBundle:
+    """A replay bundle of a workload's database, every table snapshotted at ``snapshot_scn``
+    and its redo from ``since_scn`` (before the snapshot) on."""
+
+    db: SimDatabase
+    out: Path
+    snapshot_scn: int
+    since_scn: int
+
+    def record(self) -> Path:
+        """(Re)write the bundle with everything the database has run so far."""
+        snapshots = {(t.owner, t.name): self.snapshot_scn for t in self.db.tables()}
+        return record_bundle(self.db, self.out, snapshot_scns=snapshots, since_scn=self.since_scn)
+
+
+def bundle_with_snapshot_midway(
+    workload: WorkloadRunner, before: int, after: int, out: Path
+) -> MidwayBundle:
+    """Run ``before`` transactions, snapshot there, run ``after`` more; record the bundle."""
+    first = workload.run(before)
+    bundle = MidwayBundle(workload.db, out, workload.db.current_scn(), first.first_scn)
+    workload.run(after)
+    bundle.record()
+    return bundle

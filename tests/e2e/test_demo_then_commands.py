@@ -10,15 +10,14 @@ from typing import Any
 
 import pytest
 
-from extractor.cli import options as cli_options
 from extractor.cli.main import main
 from extractor.demo import DemoSettings, run_demo
-from extractor.pipeline import runtime as runtime_module
 from extractor.sim.database import SimDatabase
 from extractor.sim.workload import WorkloadRunner, WorkloadSpec
 from extractor.source.factory import open_source
 from extractor.state.checkpoint import CHECKPOINT_FILE, Checkpoint
 from tests.e2e.replica_compare import compare_table
+from tests.e2e.sim_project import use_shared_spark
 
 pytestmark = pytest.mark.spark
 
@@ -33,9 +32,7 @@ def test_verify_and_sync_after_the_demo_see_the_demo_database(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    monkeypatch.setenv("ORACDC_DBT_SCHEMA", REPLICA_SCHEMA)
-    monkeypatch.setattr(runtime_module, "get_spark", lambda settings: spark)
-    monkeypatch.setattr(cli_options, "open_spark", lambda config: spark)
+    use_shared_spark(monkeypatch, spark, REPLICA_SCHEMA)
     work = tmp_path / "demo"
     assert run_demo(DemoSettings(work, cycles=2, transactions_per_cycle=PER_CYCLE, seed=SEED))
     config = str(work / "oracdc.yml")

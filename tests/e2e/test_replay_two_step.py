@@ -17,10 +17,9 @@ from extractor.pipeline.sync import dbt_settings, run_cycle
 from extractor.sim.database import SimDatabase
 from extractor.sim.workload import WorkloadRunner, WorkloadSpec
 from extractor.source.factory import open_source
-from extractor.source.replay.recorder import record_bundle
 from extractor.staging_contract import staging_table_name
 from tests.e2e.replica_compare import compare_table
-from tests.e2e.sim_project import replay_project
+from tests.e2e.sim_project import bundle_with_snapshot_midway, replay_project
 
 pytestmark = pytest.mark.spark
 
@@ -35,15 +34,10 @@ def test_a_growing_bundle_synced_in_two_steps_gives_the_source_state(
 ) -> None:
     db = SimDatabase()
     workload = WorkloadRunner(db, WorkloadSpec(tables=5, seed=21, interleave=6))
-    first = workload.run(120)
-    snapshot_scn = db.current_scn()
-    workload.run(120)
-    bundle = tmp_path / "bundle"
-    snapshots = {(t.owner, t.name): snapshot_scn for t in db.tables()}
-    record_bundle(db, bundle, snapshot_scns=snapshots, since_scn=first.first_scn)
+    bundle = bundle_with_snapshot_midway(workload, 120, 120, tmp_path / "bundle")
 
     config = replay_project(
-        tmp_path / "project", bundle, monkeypatch, REPLICA_SCHEMA, "replay_two_step_staging"
+        tmp_path / "project", bundle.out, monkeypatch, REPLICA_SCHEMA, "replay_two_step_staging"
     )
     config_file = tmp_path / "project" / "oracdc.yml"
 
@@ -75,7 +69,7 @@ def test_a_growing_bundle_synced_in_two_steps_gives_the_source_state(
     first_scn = sync_and_compare()
     first_status = status()
     workload.run(120)
-    record_bundle(db, bundle, snapshot_scns=snapshots, since_scn=first.first_scn)
+    bundle.record()
     second_scn = sync_and_compare()
     second_status = status()
 

@@ -12,16 +12,14 @@ from typing import Any
 import pytest
 import yaml
 
-from extractor.cli import options as cli_options
 from extractor.cli.main import main
 from extractor.lakehouse.dbt_runner import run_dbt
-from extractor.pipeline import runtime as runtime_module
 from extractor.sim.database import SimDatabase
 from extractor.sim.workload import WorkloadRunner, WorkloadSpec
 from extractor.source.factory import open_source
-from extractor.source.replay.recorder import record_bundle
 from extractor.state.checkpoint import CHECKPOINT_FILE, Checkpoint
 from tests.e2e.replica_compare import compare_table
+from tests.e2e.sim_project import bundle_with_snapshot_midway, use_shared_spark
 
 pytestmark = pytest.mark.spark
 
@@ -37,16 +35,8 @@ def test_init_then_generate_sync_and_dbt_test_from_inside_the_project(
 ) -> None:
     db = SimDatabase()
     workload = WorkloadRunner(db, WorkloadSpec(tables=5, seed=31))
-    first = workload.run(100)
-    snapshot_scn = db.current_scn()
-    workload.run(100)
-    bundle = tmp_path / "bundle"
-    snapshots = {(t.owner, t.name): snapshot_scn for t in db.tables()}
-    record_bundle(db, bundle, snapshot_scns=snapshots, since_scn=first.first_scn)
-
-    monkeypatch.setenv("ORACDC_DBT_SCHEMA", REPLICA_SCHEMA)
-    monkeypatch.setattr(runtime_module, "get_spark", lambda settings: spark)
-    monkeypatch.setattr(cli_options, "open_spark", lambda config: spark)
+    bundle = bundle_with_snapshot_midway(workload, 100, 100, tmp_path / "bundle")
+    use_shared_spark(monkeypatch, spark, REPLICA_SCHEMA)
     monkeypatch.chdir(tmp_path)
     assert main(["init", "myproj"]) == 0
     project = tmp_path / "myproj"
@@ -54,7 +44,7 @@ def test_init_then_generate_sync_and_dbt_test_from_inside_the_project(
 
     # the user's edits: the source, the tables, their own staging schema
     config = yaml.safe_load((project / "oracdc.yml").read_text(encoding="utf-8"))
-    config["source"] = {"kind": "replay", "path": str(bundle)}
+    config["source"] = {"kind": "replay", "path": str(bundle.out)}
     config["tables"] = ["SIM.*"]
     config["staging_schema"] = STAGING_SCHEMA
     (project / "oracdc.yml").write_text(yaml.safe_dump(config), encoding="utf-8")
@@ -78,7 +68,7 @@ def test_init_then_generate_sync_and_dbt_test_from_inside_the_project(
 
     checkpoint = (project / "data" / CHECKPOINT_FILE).read_text(encoding="utf-8")
     mined_to = Checkpoint.from_json(json.loads(checkpoint)).mined_to_scn
-    assert mined_to is not None and mined_to > snapshot_scn
+    assert mined_to is not None and mined_to > bundle.snapshot_scn
     truth = open_source({"kind": "sim", "database": db})
     results = [compare_table(t, truth, spark, REPLICA_SCHEMA, mined_to) for t in db.tables()]
     assert [r.table for r in results if not r.matches] == []

@@ -38,16 +38,28 @@ def _open(data_dir: Path, **settings: Any) -> SimulatedSource:
     return source
 
 
-def test_a_reopened_database_goes_on_as_if_never_closed(tmp_path: Path) -> None:
-    source = _open(tmp_path, transactions_per_cycle=25)
+# every workload feature whose state spans a save: DDL, row moves, key shifts, markers
+EVERY_FEATURE: dict[str, Any] = {
+    "truncate_ratio": 0.05, "row_move_ratio": 0.05, "key_shift_ratio": 0.3,
+    "replication_marker_ratio": 0.05, "unsupported_ratio": 0.05,
+    "add_column_at": 50, "drop_column_at": 70,
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("features", [{}, EVERY_FEATURE], ids=["plain", "every-feature"])
+def test_a_reopened_database_goes_on_as_if_never_closed(
+    tmp_path: Path, features: dict[str, Any]
+) -> None:
+    source = _open(tmp_path, transactions_per_cycle=25, **features)
     assert source.advance_workload() == 25
     source.close()
-    reopened = _open(tmp_path, transactions_per_cycle=25)
+    reopened = _open(tmp_path, transactions_per_cycle=25, **features)
     reopened.advance_workload()
     assert reopened.simulation is not None
     kept = reopened.simulation.database
     # the same workload in one process, never saved
-    runner = WorkloadRunner(SimDatabase(), WorkloadSpec(tables=3, seed=5, transactions=40))
+    spec = WorkloadSpec(tables=3, seed=5, transactions=40, **features)
+    runner = WorkloadRunner(SimDatabase(), spec)
     runner.run(40)
     runner.run(25)
     runner.run(25)
