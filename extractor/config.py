@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 import yaml
 
+from extractor.column_policy import ColumnRules, parse_column_rules
 from extractor.errors import ConfigError
 from extractor.nls import NlsSettings
 
@@ -86,6 +87,8 @@ class OracdcConfig:
     source: Mapping[str, Any]
     tables: TableSelection
     data_dir: Path
+    # per-table column choices: include/exclude lists and masks (column_policy)
+    columns: ColumnRules = field(default_factory=ColumnRules)
     staging_schema: str = "oracdc_staging"
     error_policy: ErrorPolicy = "fail"
     mining: MiningSettings = field(default_factory=MiningSettings)
@@ -136,6 +139,8 @@ _TOP_LEVEL_KEYS = {
     "source",
     "tables",
     "exclude",
+    "columns",
+    "mask_salt_env",
     "data_dir",
     "staging_schema",
     "error_policy",
@@ -225,10 +230,19 @@ def config_from_mapping(
             "none but `oracdc sync --all`",
         )
     project_dir = dbt.get("project_dir")
+    tables = _tables(raw.get("tables"), raw.get("exclude"), where)
+    columns = parse_column_rules(raw.get("columns"), raw.get("mask_salt_env"), where)
+    for rule in columns.rules:
+        if rule.names_one_table and not tables.matches(rule.owner, rule.table):
+            raise ConfigError(
+                f"{where}: columns entry {rule.name} names a table that tables does not select",
+                fix=f"add {rule.name} to tables, or drop the entry",
+            )
     return OracdcConfig(
         path=path,
         source=source,
-        tables=_tables(raw.get("tables"), raw.get("exclude"), where),
+        tables=tables,
+        columns=columns,
         data_dir=_path(raw.get("data_dir", "data"), base_dir),
         staging_schema=staging_schema,
         error_policy=policy,

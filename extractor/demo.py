@@ -120,7 +120,9 @@ def run_demo(settings: DemoSettings) -> bool:
         source_side = SourceDigests(runtime.source, mined_to)
         replica_side = ReplicaDigests(runtime.spark, replica_schema())
         results = [
-            verify_table(table, source_side, replica_side, mined_to)
+            verify_table(
+                runtime.extractor.registry.verified(table), source_side, replica_side, mined_to
+            )
             for table in runtime.extractor.registry.resolve()
         ]
         print(f"\nreplicas at SCN {mined_to:,} (source at {db.current_scn():,}, lag {lag} SCNs;")

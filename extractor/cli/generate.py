@@ -77,6 +77,8 @@ def _configured_tables(args: argparse.Namespace) -> tuple[tuple[TableDef, ...], 
     config = config_of(args)
     source = open_configured_source(config)
     try:
-        return tuple(TableRegistry(source, config.tables).resolve()), config.dbt_project_dir
+        registry = TableRegistry(source, config.tables, config.columns)
+        tables = tuple(registry.replicated(t) for t in registry.resolve())
+        return tables, config.dbt_project_dir
     finally:
         source.close()

@@ -23,6 +23,7 @@ from extractor.config import OracdcConfig
 from extractor.dictionary import TableDef
 from extractor.errors import VerifyError
 from extractor.pipeline.runtime import open_configured_source
+from extractor.pipeline.table_registry import TableRegistry
 from extractor.source.base import Source
 from extractor.state.checkpoint import CHECKPOINT_FILE, Checkpoint
 from extractor.verify.reconcile import TableVerification, VerifyOptions, verify_table
@@ -104,9 +105,10 @@ def check_scn(requested: int | None, replica: int) -> int:
 def selected_tables(
     source: Source, config: OracdcConfig, patterns: list[str] | None
 ) -> list[TableDef]:
-    selection = config.tables
-    listed = source.list_tables(selection.patterns)
-    tables = [t for t in listed if selection.matches(t.owner, t.name)]  # less exclude
+    """The configured tables ``verify`` compares (``--tables`` narrows them), each without the
+    columns its ``columns:`` entry excludes or masks (a line names the masked ones)."""
+    registry = TableRegistry(source, config.tables, config.columns)
+    tables = registry.resolve()
     if patterns:
         wanted = [p.upper() for p in patterns]
         tables = [
@@ -117,7 +119,11 @@ def selected_tables(
             "no configured table matches " + (" ".join(patterns) if patterns else "the config"),
             fix="check --tables and the tables list of oracdc.yml",
         )
-    return tables
+    for table in tables:
+        masked = sorted(registry.policy(table).masks)
+        if masked:
+            print(f"  {table.qualified_name}: masked column(s) not compared: {', '.join(masked)}")
+    return [registry.verified(t) for t in tables]
 
 
 def run(args: argparse.Namespace) -> int:

@@ -72,6 +72,9 @@ source:
 tables:                             # OWNER.TABLE, wildcards * and ? allowed
   - HR.EMPLOYEES
   # - SALES.*
+# exclude: [SALES.*_TMP]            # tables the patterns above must not take
+# columns:                          # columns that never land, or land masked
+#   HR.EMPLOYEES: {{exclude: [SALARY], mask: {{EMAIL: hash}}}}  # salt: $ORACDC_MASK_SALT
 data_dir: data                      # checkpoint, spill files, embedded metastore + warehouse
 staging_schema: {staging_schema}
 error_policy: fail                  # fail | warn | skip, for rows that cannot be applied

@@ -57,7 +57,7 @@ class Extractor:
     ) -> None:
         self._store = store
         self.writer = writer
-        self.registry = TableRegistry(source, config.tables)
+        self.registry = TableRegistry(source, config.tables, config.columns)
         LOG.info("SQL_REDO parser: %s", parser_implementation.active())
         self.builder = ChangeBuilder(
             self.registry.lookup,

@@ -8,6 +8,7 @@ The checkpoint that covers landed data is the runners' to write, after the data 
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable
 from datetime import datetime
@@ -21,6 +22,8 @@ from extractor.dictionary import TableDef
 from extractor.errors import QuarantineError
 from extractor.land.audit_records import QuarantinedChange, SchemaChange
 from extractor.land.change_batch import change_batch, snapshot_batch
+from extractor.land.column_masking import mask_batch, read_salt
+from extractor.land.staging_schema import staging_arrow_schema
 from extractor.land.staging_writer import StagingWriter
 from extractor.pipeline.fault_points import FaultHook, FaultPoint
 from extractor.pipeline.stats_observer import StatsObserver
@@ -32,6 +35,13 @@ LOG = logging.getLogger(__name__)
 
 # One table's change records per (owner, table), as a window collects them.
 ChangesByTable = dict[tuple[str, str], list[ChangeRecord]]
+
+# The reason of a quarantined change of a table with excluded or masked columns: reasons
+# quote values, so neither the reason nor the statement is kept.
+WITHHELD_REASON = (
+    "reason and statement withheld: the table has excluded or masked columns; the change is "
+    "in V$LOGMNR_CONTENTS at this scn, rs_id and ssn"
+)
 
 
 class Lander:
@@ -55,6 +65,8 @@ class Lander:
         self._observer = observer
         self._now = now
         self._fault = fault
+        # read once, before anything lands; never logged
+        self._salt = read_salt(config.columns.salt_env) if config.columns.hashes else b""
 
     def land_snapshot_chunk(self, table: TableDef, batch: pa.RecordBatch, snapshot_scn: int) -> int:
         """One chunk of a table's snapshot; returns its batch id."""
@@ -62,14 +74,14 @@ class Lander:
         batch_id = self._store.reserve_batch_id()
         now = self._now()
         data = snapshot_batch(
-            staging,
+            self._registry.unmasked_staging_def(table),
             batch,
             snapshot_scn=snapshot_scn,
             snapshot_ts=now,
             batch_id=batch_id,
             extracted_at=now,
         )
-        self._writer.append(staging, data)
+        self._writer.append(staging, self._masked(table, staging, data))
         self._observer.snapshot_chunk_landed(table.qualified_name, batch.num_rows, batch_id)
         self._fault(FaultPoint.SNAPSHOT_AFTER_LAND)
         return batch_id
@@ -88,8 +100,11 @@ class Lander:
             commit_ts=now, values={}, full_image=False,
         )  # fmt: skip
         batch_id = self._store.reserve_batch_id()
-        data = change_batch(staging, [marker], batch_id=batch_id, extracted_at=now)
-        self._writer.append(staging, data)
+        data = change_batch(
+            self._registry.unmasked_staging_def(table), [marker], batch_id=batch_id,
+            extracted_at=now,
+        )  # fmt: skip
+        self._writer.append(staging, self._masked(table, staging, data))
         self._observer.reset_marker_landed(table.qualified_name, batch_id)
 
     def land_changes(
@@ -112,9 +127,13 @@ class Lander:
             if table is None:
                 continue
             staging = self._registry.staging_def(table)
+            table_records = self._without_excluded_columns(table, table_records)
             table_records = self._without_dropped_columns(table, staging, table_records)
-            data = change_batch(staging, table_records, batch_id=batch_id, extracted_at=now)
-            self._writer.append(staging, data)
+            data = change_batch(
+                self._registry.unmasked_staging_def(table), table_records, batch_id=batch_id,
+                extracted_at=now,
+            )  # fmt: skip
+            self._writer.append(staging, self._masked(table, staging, data))
             last = max(table_records, key=lambda r: r.commit_scn)
             self._observer.changes_landed(
                 table.qualified_name, len(table_records), last.commit_scn, last.commit_ts, batch_id
@@ -124,7 +143,39 @@ class Lander:
         if errors:
             self._land_errors(errors, batch_id, now)
 
+    def _masked(self, table: TableDef, staging: TableDef, data: pa.Table) -> pa.Table:
+        masks = self._registry.policy(table).masks
+        if not masks:
+            return data
+        return mask_batch(data, masks, self._salt, staging_arrow_schema(staging))
+
+    def _without_excluded_columns(
+        self, table: TableDef, records: list[ChangeRecord]
+    ) -> list[ChangeRecord]:
+        """The records without the values of columns the policy excludes (the parser reads
+        them: it needs the whole dictionary)."""
+        excluded = self._registry.policy(table).excluded
+        if not excluded:
+            return records
+        return [
+            replace(r, values={k: v for k, v in r.values.items() if k not in excluded})
+            if not excluded.isdisjoint(r.values)
+            else r
+            for r in records
+        ]
+
+    def _withheld(self, error: QuarantinedChange) -> QuarantinedChange:
+        """``error`` without its statement and reason when its table has excluded or masked
+        columns: their raw values never land."""
+        if error.owner is None or error.table_name is None:
+            return error
+        table = self._registry.lookup(error.owner, error.table_name)
+        if table is None or self._registry.policy(table).is_plain:
+            return error
+        return dataclasses.replace(error, sql_redo=None, reason=WITHHELD_REASON)
+
     def _land_errors(self, errors: list[QuarantinedChange], batch_id: int, now: datetime) -> None:
+        errors = [self._withheld(error) for error in errors]
         self._writer.append_errors(errors, batch_id=batch_id, extracted_at=now)
         for error in errors:
             self._observer.quarantined(f"{error.owner}.{error.table_name}")

@@ -23,7 +23,7 @@ def source_checks(config: OracdcConfig, source: Source) -> list[CheckOutcome] | 
     recorded rows need no database settings or grants."""
     if not isinstance(source, OracleSource):
         return None
-    tables = TableRegistry(source, config.tables).resolve()
+    tables = TableRegistry(source, config.tables, config.columns).resolve()
     user = str(config.source.get("user") or _UNNAMED_USER)
     return run_checks(
         source.connection,

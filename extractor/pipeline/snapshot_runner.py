@@ -122,8 +122,12 @@ class SnapshotRunner:
         assert snapshot_scn is not None
         progress = Progress(f"snapshot {name}")
         progress.done = state.rows_landed
+        # excluded columns are not even read
         for batch in self._source.snapshot_batches(
-            table, snapshot_scn, self._config.snapshot_batch_rows, state.resume_token
+            self._registry.policy(table).kept(table),
+            snapshot_scn,
+            self._config.snapshot_batch_rows,
+            state.resume_token,
         ):
             if batch.num_rows == 0:
                 continue

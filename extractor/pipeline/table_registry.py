@@ -1,7 +1,9 @@
 """The replicated tables: which ones are selected, their current dictionary, their staging shape.
 
 The staging shape of a table is its current dictionary plus every column it had before
-(a dropped source column stays in staging and in the replica, and stops receiving values).
+(a dropped source column stays in staging and in the replica, and stops receiving values),
+less the columns its ``columns:`` entry excludes, with masked columns as strings
+(``column_policy``).
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 
+from extractor.column_policy import ColumnPolicy, ColumnRules, resolve_policy
 from extractor.config import TableSelection
 from extractor.dictionary import TableDef
 from extractor.source.base import Source, TableNotFoundError
@@ -19,11 +22,15 @@ LOG = logging.getLogger(__name__)
 class TableRegistry:
     """Cached dictionary of the selected tables, refreshed on DDL or an unknown column."""
 
-    def __init__(self, source: Source, selection: TableSelection) -> None:
+    def __init__(
+        self, source: Source, selection: TableSelection, columns: ColumnRules | None = None
+    ) -> None:
         self._source = source
         self._selection = selection
+        self._columns = columns or ColumnRules()
         self._current: dict[tuple[str, str], TableDef] = {}
         self._staging: dict[tuple[str, str], TableDef] = {}
+        self._policies: dict[tuple[str, str], ColumnPolicy] = {}
 
     def resolve(self) -> list[TableDef]:
         """The selected tables that exist in the source now (refreshes the list)."""
@@ -33,6 +40,7 @@ class TableRegistry:
         tables = [t for t in listed if self._selection.matches(t.owner, t.name)]  # exclude
         for table in tables:
             self._remember(table)
+            self.policy(table)  # an entry that does not fit the table is refused here
         return tables
 
     def is_selected(self, owner: str, table: str) -> bool:
@@ -54,13 +62,39 @@ class TableRegistry:
         return found
 
     def staging_def(self, table: TableDef) -> TableDef:
-        """``table`` with the columns it lost since replication began appended at the end."""
-        return self._staging.get((table.owner, table.name), table)
+        """What lands for ``table``: its columns and those it lost since replication began,
+        appended at the end, under its column policy (excluded ones left out, masked ones as
+        strings)."""
+        return self.policy(table).landed(self.unmasked_staging_def(table))
+
+    def unmasked_staging_def(self, table: TableDef) -> TableDef:
+        """``staging_def`` with the masked columns in their source types: the shape a batch
+        is built in before ``column_masking`` masks it."""
+        return self.policy(table).kept(self._staging.get((table.owner, table.name), table))
+
+    def policy(self, table: TableDef) -> ColumnPolicy:
+        """The column policy of ``table`` (ConfigError when its entry does not fit it)."""
+        key = (table.owner, table.name)
+        policy = self._policies.get(key)
+        if policy is None:
+            policy = self._policies[key] = resolve_policy(
+                self._columns, self._staging.get(key, table)
+            )
+        return policy
+
+    def replicated(self, table: TableDef) -> TableDef:
+        """``table`` as its replica has it: the policy applied to its current columns."""
+        return self.policy(table).landed(table)
+
+    def verified(self, table: TableDef) -> TableDef:
+        """``table`` as ``verify`` compares it: without excluded and masked columns."""
+        return self.policy(table).verified(table)
 
     def _remember(self, table: TableDef) -> None:
         key = (table.owner, table.name)
         previous = self._staging.get(key)
         self._current[key] = table
+        self._policies.pop(key, None)  # columns came or went: resolve the policy again
         if previous is None:
             self._staging[key] = table
             return

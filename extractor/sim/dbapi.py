@@ -11,6 +11,8 @@ test. The session's NLS must be the database's (the simulator renders SQL_REDO u
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -493,15 +495,36 @@ class SimCursor:
         clone = [(row, server.clone_pdb) for row in self.db.clone_rows(start, end, lag)]
         return sorted(tagged + clone, key=lambda pair: pair[0].scn)  # stable: SCN order
 
+    def _selected_columns(
+        self, owner: str, name: str, text: str, statement: Callable[[TableDef], str]
+    ) -> TableDef:
+        """The table as far as ``text`` (``statement`` of it) selects its columns: all of them,
+        with its virtual columns, or some of them in table order (a column policy's
+        exclusions); ORA-00904 otherwise, ORA-00942 for an unknown table."""
+        table = self._visible_table(owner, name)
+        found = self._as_selected(table, text, statement)
+        if found is None:
+            raise_oracle_error(904, f"invalid identifier in the select list of {owner}.{name}")
+        return found
+
+    def _as_selected(
+        self, table: TableDef, text: str, statement: Callable[[TableDef], str]
+    ) -> TableDef | None:
+        with_virtual = self.db.table_with_virtual(table.owner, table.name)
+        columns_text = text.replace(queries.qualified_name(table.owner, table.name), "")
+        named = tuple(c for c in with_virtual.columns if f'"{c.name}"' in columns_text)
+        for candidate in (table, with_virtual, dataclasses.replace(table, columns=named)):
+            if text == queries.normalise(statement(candidate)):
+                return candidate
+        return None
+
     def _snapshot(self, match: re.Match[str], text: str, binds: Mapping[str, Any]) -> list[Row]:
         owner, name = match.group("owner"), match.group("table")
-        table = self._visible_table(owner, name)  # ORA-00942 when unknown here
         resume = "after_rowid" in binds
         ranged = match.group("ranged") is not None
-        if text != queries.normalise(snapshot_statement(table, resume, ranged)):
-            table = self.db.table_with_virtual(owner, name)  # virtual columns are readable
-        if text != queries.normalise(snapshot_statement(table, resume, ranged)):
-            raise_oracle_error(904, f"invalid identifier in the select list of {owner}.{name}")
+        table = self._selected_columns(
+            owner, name, text, lambda t: snapshot_statement(t, resume, ranged)
+        )
         rows = self.db.snapshot_rows(owner, name, int(binds["scn"]))
         if ranged:
             low = rowid_sort_key(str(binds["low_rowid"]))
@@ -519,11 +542,7 @@ class SimCursor:
     def _row_as_of(self, match: re.Match[str], text: str, binds: Mapping[str, Any]) -> list[Row]:
         """ROW_AS_OF: the snapshot read of one ROWID."""
         owner, name = match.group("owner"), match.group("table")
-        table = self._visible_table(owner, name)  # ORA-00942 when unknown here
-        if text != queries.normalise(row_as_of_statement(table)):
-            table = self.db.table_with_virtual(owner, name)
-        if text != queries.normalise(row_as_of_statement(table)):
-            raise_oracle_error(904, f"invalid identifier in the select list of {owner}.{name}")
+        table = self._selected_columns(owner, name, text, row_as_of_statement)
         row_id = str(binds["row_id"])
         rows = self.db.snapshot_rows(owner, name, int(binds["scn"]))
         return _fetched_rows(table, [r for r in rows if r["ROWID"] == row_id])
@@ -535,7 +554,6 @@ class SimCursor:
         from extractor.verify import canonical
         from extractor.verify.source_digest import (
             count_statement,
-            digest_statement,
             python_digest_row,
         )
 
@@ -543,8 +561,13 @@ class SimCursor:
         rows = self.db.snapshot_rows(table.owner, table.name, int(binds["scn"]))
         if text == queries.normalise(count_statement(table)):
             return [(len(rows),)]
-        forms = {queries.normalise(digest_statement(table, flag)): flag for flag in (False, True)}
-        if text not in forms:
+        per_column: bool | None = None
+        for flag in (False, True):
+            selected = self._as_selected(table, text, functools.partial(_digest_of, flag=flag))
+            if selected is not None:
+                table, per_column = selected, flag
+                break
+        if per_column is None:
             raise_oracle_error(904, f"invalid identifier in the verify query of {table.name}")
         utc_columns = {
             c.name for c in table.columns if select_expression(c).startswith("SYS_EXTRACT_UTC(")
@@ -558,7 +581,7 @@ class SimCursor:
                 fetched = _fetched(row.get(column.name), column.name in utc_columns)
                 converted = None if fetched is None else converters[column.name](fetched)
                 values[spark_column_name(column.name)] = converted
-            digest = python_digest_row(table, values, forms[text])
+            digest = python_digest_row(table, values, per_column)
             if low <= canonical.bucket_of(digest.key_digest) <= high:
                 answer.append((*digest.key, digest.key_digest, *digest.digests))
         return answer
@@ -728,3 +751,9 @@ def _fetched(value: object, utc_expression: bool) -> object:
 
 
 __all__ = ["SimConnection", "SimCursor", "UnknownStatementError"]
+
+
+def _digest_of(table: TableDef, *, flag: bool) -> str:
+    from extractor.verify.source_digest import digest_statement
+
+    return digest_statement(table, flag)
