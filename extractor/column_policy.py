@@ -23,6 +23,7 @@ from typing import Any, Final, Literal, get_args
 
 from extractor.dictionary import ColumnDef, TableDef
 from extractor.errors import ConfigError
+from extractor.keys import keyed_by_primary_key
 
 MaskKind = Literal["hash", "redact"]
 MASK_KINDS: Final[tuple[str, ...]] = get_args(MaskKind)
@@ -83,11 +84,12 @@ class ColumnPolicy:
         return not self.excluded and not self.masks
 
     def kept(self, table: TableDef) -> TableDef:
-        """``table`` without its excluded columns: what a snapshot reads."""
+        """``table`` without its excluded columns: what a snapshot reads. Its key stays the
+        source table's (a table keyed by ROWID for its LOB columns stays so without them)."""
         if not self.excluded:
             return table
         kept = tuple(c for c in table.columns if c.name not in self.excluded)
-        return replace(table, columns=kept)
+        return replace(table, columns=kept, keyed_by_rowid=not keyed_by_primary_key(table))
 
     def landed(self, table: TableDef) -> TableDef:
         """What lands: ``kept`` with each masked column as a string of ``MASKED_LENGTH``."""
@@ -95,12 +97,13 @@ class ColumnPolicy:
         if not self.masks:
             return kept
         masked = tuple(_masked(c) if c.name in self.masks else c for c in kept.columns)
-        return replace(kept, columns=masked)
+        return replace(kept, columns=masked, keyed_by_rowid=not keyed_by_primary_key(table))
 
     def verified(self, table: TableDef) -> TableDef:
         """What ``verify`` compares: ``kept`` without the masked columns."""
         kept = self.kept(table)
-        return replace(kept, columns=tuple(c for c in kept.columns if c.name not in self.masks))
+        compared = tuple(c for c in kept.columns if c.name not in self.masks)
+        return replace(kept, columns=compared, keyed_by_rowid=not keyed_by_primary_key(table))
 
 
 PLAIN: Final = ColumnPolicy()
@@ -133,7 +136,16 @@ def resolve_policy(rules: ColumnRules, table: TableDef) -> ColumnPolicy:
     excluded = {n for n in names if _any(rule.exclude, n)}
     if rule.include is not None:
         excluded |= {n for n in names if not _any(rule.include, n)}
-    masks = {n: kind for n in names for pattern, kind in rule.masks if _any((pattern,), n)}
+    masks: dict[str, MaskKind] = {}
+    for column in names:
+        kinds = sorted({kind for pattern, kind in rule.masks if _any((pattern,), column)})
+        if len(kinds) > 1:
+            raise ConfigError(
+                f"columns entry {rule.name}: {column} matches the masks {' and '.join(kinds)}",
+                fix="make the mask patterns name disjoint columns",
+            )
+        if kinds and column not in excluded:  # an excluded column needs no mask
+            masks[column] = kinds[0]
     for key in table.primary_key:
         if key in excluded or key in masks:
             what = "masked" if key in masks else "excluded"
@@ -153,8 +165,9 @@ def _refuse_unknown_columns(rule: ColumnRule, table: TableDef) -> None:
     unknown = [n for n in named if not _is_pattern(n) and n not in upper]
     if unknown:
         raise ConfigError(
-            f"columns entry {rule.name}: {table.qualified_name} has no column {', '.join(unknown)}",
-            fix="correct the column names (ALL_TAB_COLUMNS spells them)",
+            f"columns entry {rule.name}: {table.qualified_name} has no column "
+            f"{', '.join(unknown)} (misspelt, dropped or renamed?)",
+            fix="name the columns as ALL_TAB_COLUMNS spells them now; take dropped ones out",
         )
 
 

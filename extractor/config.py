@@ -21,6 +21,7 @@ import yaml
 from extractor.column_policy import ColumnRules, parse_column_rules
 from extractor.errors import ConfigError
 from extractor.nls import NlsSettings
+from extractor.snapshot_modes import SnapshotModes, parse_snapshot_modes
 
 CONFIG_FILE_NAME = "oracdc.yml"
 
@@ -89,6 +90,8 @@ class OracdcConfig:
     data_dir: Path
     # per-table column choices: include/exclude lists and masks (column_policy)
     columns: ColumnRules = field(default_factory=ColumnRules)
+    # how each table starts: initial, no_data, initial_only, when_needed (snapshot_modes)
+    snapshot_modes: SnapshotModes = field(default_factory=SnapshotModes)
     staging_schema: str = "oracdc_staging"
     error_policy: ErrorPolicy = "fail"
     mining: MiningSettings = field(default_factory=MiningSettings)
@@ -147,6 +150,8 @@ _TOP_LEVEL_KEYS = {
     "mining",
     "memory_budget_mb",
     "snapshot_batch_rows",
+    "snapshot_mode",
+    "snapshot_modes",
     "nls",
     "spark",
     "dbt",
@@ -232,17 +237,23 @@ def config_from_mapping(
     project_dir = dbt.get("project_dir")
     tables = _tables(raw.get("tables"), raw.get("exclude"), where)
     columns = parse_column_rules(raw.get("columns"), raw.get("mask_salt_env"), where)
-    for rule in columns.rules:
-        if rule.names_one_table and not tables.matches(rule.owner, rule.table):
+    snapshot_modes = parse_snapshot_modes(
+        raw.get("snapshot_mode"), raw.get("snapshot_modes"), str(source["kind"]), where
+    )
+    named = [(r.owner, r.table, "columns entry") for r in columns.rules if r.names_one_table]
+    named += [(o, t, "snapshot_modes entry") for o, t in snapshot_modes.names]
+    for owner, table, what in named:
+        if not _is_pattern(owner + table) and not tables.matches(owner, table):
             raise ConfigError(
-                f"{where}: columns entry {rule.name} names a table that tables does not select",
-                fix=f"add {rule.name} to tables, or drop the entry",
+                f"{where}: {what} {owner}.{table} names a table that tables does not select",
+                fix=f"add {owner}.{table} to tables, or drop the entry",
             )
     return OracdcConfig(
         path=path,
         source=source,
         tables=tables,
         columns=columns,
+        snapshot_modes=snapshot_modes,
         data_dir=_path(raw.get("data_dir", "data"), base_dir),
         staging_schema=staging_schema,
         error_policy=policy,
@@ -372,3 +383,7 @@ def _number(raw: Any, key: str, where: str) -> float:
 def _path(raw: Any, base_dir: Path) -> Path:
     candidate = Path(str(raw)).expanduser()
     return candidate if candidate.is_absolute() else (base_dir / candidate).resolve()
+
+
+def _is_pattern(text: str) -> bool:
+    return "*" in text or "?" in text

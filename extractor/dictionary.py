@@ -92,6 +92,9 @@ class TableDef:
     columns: tuple[ColumnDef, ...]
     primary_key: tuple[str, ...] = ()
     supplemental_logging: SupplementalLogging = "ALL"
+    # Keyed by ROWID whatever these columns say: set when a column policy leaves out the
+    # LOB/LONG columns that make the source table ROWID-keyed (keys.py). Not in the JSON.
+    keyed_by_rowid: bool = False
 
     @property
     def qualified_name(self) -> str:

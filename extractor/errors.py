@@ -70,8 +70,9 @@ class MissingRedoLogError(SourceError):
         upto = "the current SCN" if last_scn is None else str(last_scn)
         super().__init__(
             f"redo for SCN {first_scn} to {upto} is not available: {detail}",
-            fix="restore the missing archived logs, or re-snapshot the tables "
-            "(oracdc snapshot --force) so that streaming restarts after the gap",
+            fix="restore the missing archived logs, or snapshot the tables again (`oracdc "
+            "snapshot --force`; `snapshot_mode: when_needed` does it by itself) so that "
+            "streaming restarts after the gap",
         )
         self.first_scn = first_scn
         self.last_scn = last_scn

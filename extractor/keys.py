@@ -27,7 +27,8 @@ _UNLOGGED_TYPES = ("CLOB", "NCLOB", "BLOB", "LONG", "LONG RAW", "XMLTYPE")
 
 def keyed_by_primary_key(table: TableDef) -> bool:
     return (
-        bool(table.primary_key)
+        not table.keyed_by_rowid
+        and bool(table.primary_key)
         and table.supplemental_logging == "ALL"
         and not any(c.data_type.upper() in _UNLOGGED_TYPES for c in table.columns)
     )

@@ -14,6 +14,7 @@ from extractor.column_policy import PLAIN, ColumnRules, parse_column_rules, reso
 from extractor.config import load_config
 from extractor.dictionary import ColumnDef, TableDef
 from extractor.errors import ConfigError
+from extractor.keys import consolidation_key
 from extractor.land.column_masking import (
     REDACTED_TEXT,
     mask_batch,
@@ -71,6 +72,11 @@ def test_a_table_no_entry_names_lands_as_it_is() -> None:
         ({"HR.EMPLOYEES": {"exclude": ["I*"]}}, "ID is a primary key column", "include/exclude"),
         ({"HR.EMPLOYEES": {"include": ["NAME"]}}, "it cannot be excluded", "every key column"),
         ({"HR.EMPLOYEES": {"exclude": ["SALARIES"]}}, "has no column SALARIES", "ALL_TAB_COLUMNS"),
+        (
+            {"HR.EMPLOYEES": {"mask": {"EMAIL": "redact", "E*": "hash"}}},
+            "EMAIL matches the masks hash and redact",
+            "disjoint",
+        ),
         (
             {"HR.EMP*": {"exclude": ["SALARY"]}, "HR.*": {"exclude": ["NAME"]}},
             "matches more than one columns entry: HR.EMP*, HR.*",
@@ -157,7 +163,13 @@ def test_the_hash_is_the_salted_sha256_of_the_value_text() -> None:
     [
         ("x", "x"),
         (b"\x01\xab", "01ab"),
-        (Decimal("12.50"), "12.50"),
+        (Decimal("12.50"), "12.5"),  # a change of scale keeps the hash
+        (Decimal("12.500"), "12.5"),
+        (Decimal("1.000E-7"), "0.0000001"),
+        (Decimal("0E-10"), "0"),
+        (Decimal("-0.00"), "0"),
+        (Decimal("1E+2"), "100"),
+        (Decimal("123456789012345678901234567890.5"), "123456789012345678901234567890.5"),
         (7, "7"),
         (1.5, "1.5"),
         (True, "true"),
@@ -191,3 +203,32 @@ def test_a_missing_or_short_salt_is_refused_without_showing_it(
     assert "short-secret" not in str(raised.value) + (raised.value.fix or "")
     monkeypatch.setenv("SALT_FOR_TEST", "long-enough-secret")
     assert read_salt("SALT_FOR_TEST") == b"long-enough-secret"
+
+
+def test_a_mask_pattern_leaves_excluded_columns_alone() -> None:
+    rules = _rules({"HR.EMPLOYEES": {"exclude": ["HOME_PHONE"], "mask": {"*_PHONE": "hash"}}})
+    assert dict(resolve_policy(rules, EMP).masks) == {"WORK_PHONE": "hash"}
+
+
+DOCS = TableDef(
+    "HR",
+    "DOCS",
+    (
+        ColumnDef("ID", 1, "NUMBER", 22, 10, 0, nullable=False),
+        ColumnDef("BODY", 2, "CLOB"),
+        ColumnDef("NOTE", 3, "VARCHAR2", 20),
+    ),
+    ("ID",),
+)
+
+
+@pytest.mark.parametrize("entry", [{"exclude": ["BODY"]}, {"mask": {"BODY": "redact"}}])
+def test_leaving_out_the_lob_of_a_rowid_keyed_table_keeps_it_keyed_by_rowid(
+    entry: dict[str, object],
+) -> None:
+    """Its redo is what it is: a key update is not split into delete and upsert."""
+    policy = resolve_policy(_rules({"HR.DOCS": entry}), DOCS)
+    assert consolidation_key(DOCS) == ("_row_id",)
+    for shape in (policy.kept(DOCS), policy.landed(DOCS), policy.verified(DOCS)):
+        assert consolidation_key(shape) == ("_row_id",)
+    assert consolidation_key(policy.landed(EMP)) == ("id",)

@@ -71,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
         done = consolidated.get(name)
         tables[name] = {
             "snapshot": state.status if state else "not started",
+            "snapshot_mode": config.snapshot_modes.mode_of(*name.split(".", 1)),
             "snapshot_scn": state.snapshot_scn if state else None,
             "snapshot_rows": state.rows_landed if state else 0,
             "change_rows_landed": counters.rows_landed,

@@ -31,6 +31,12 @@ def run(args: argparse.Namespace) -> int:
     with open_runtime(config) as runtime:
         while True:
             result = runtime.extractor.stream_once()
+            if runtime.extractor.snapshot_pending():
+                # row-moving DDL, or a redo gap under snapshot_mode when_needed
+                taken = runtime.extractor.snapshot()
+                print(f"snapshot again: {taken.rows:,} rows landed for "
+                      f"{', '.join(taken.tables)}", flush=True)  # fmt: skip
+                result = result.then(runtime.extractor.stream_once())
             print(
                 f"stream: {result.transactions:,} transactions, {result.change_rows:,} change "
                 f"rows landed, {result.quarantined} quarantined; mined to SCN "

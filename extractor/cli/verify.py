@@ -79,11 +79,34 @@ def read_checkpoint(config: OracdcConfig) -> Checkpoint:
         checkpoint = Checkpoint()
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise VerifyError(f"cannot read checkpoint {path}: {error}") from None
-    if checkpoint.mined_to_scn is None:
+    if replicated_scn(checkpoint) is None:
         raise VerifyError(
             f"nothing replicated yet (no mined_to_scn in {path})", fix="run `oracdc sync` first"
         )
     return checkpoint
+
+
+def replicated_scn(checkpoint: Checkpoint) -> int | None:
+    """The SCN the replicas are at: ``mined_to_scn``; before anything was mined (every table
+    ``initial_only``), the latest finished snapshot's."""
+    if checkpoint.mined_to_scn is not None:
+        return checkpoint.mined_to_scn
+    done = [s.snapshot_scn for s in checkpoint.tables.values() if s.status == "done"]
+    return max((scn for scn in done if scn is not None), default=None)
+
+
+def verification_scn(
+    config: OracdcConfig, checkpoint: Checkpoint, table: TableDef, scn: int
+) -> tuple[int | None, str]:
+    """The SCN ``table``'s replica is at, or None and why it is not compared: a table started
+    with ``snapshot_mode: no_data`` holds only what changed since its start."""
+    state = checkpoint.tables.get(table.qualified_name)
+    if state is not None and state.no_data:
+        since = state.snapshot_scn
+        return None, f"snapshot_mode no_data (the replica holds the rows changed since SCN {since})"
+    if state is not None and not config.snapshot_modes.streams(table.owner, table.name):
+        return state.snapshot_scn or scn, ""  # initial_only: the snapshot is the replica
+    return checkpoint.replica_scn_of(table.qualified_name) or scn, ""
 
 
 def check_scn(requested: int | None, replica: int) -> int:
@@ -129,8 +152,9 @@ def selected_tables(
 def run(args: argparse.Namespace) -> int:
     config = config_of(args)
     checkpoint = read_checkpoint(config)
-    assert checkpoint.mined_to_scn is not None
-    scn = check_scn(args.scn, checkpoint.mined_to_scn)
+    replicated = replicated_scn(checkpoint)
+    assert replicated is not None
+    scn = check_scn(args.scn, replicated)
     schema = replica_schema_of(args)
     options = VerifyOptions(sample=args.sample, max_examples=max(0, args.show), seed=args.seed)
     source = open_source(config)
@@ -142,7 +166,10 @@ def run(args: argparse.Namespace) -> int:
         with DifferenceFile(args.out) as out:
             print(f"verify: {len(tables)} table(s) at SCN {scn} (replicas in {schema})", flush=True)
             for table in tables:
-                at = checkpoint.replica_scn_of(table.qualified_name) or scn
+                at, note = verification_scn(config, checkpoint, table, scn)
+                if at is None:
+                    print(f"  {table.qualified_name}: not compared: {note}")
+                    continue
                 if at != scn:
                     print(f"  {table.qualified_name}: snapshotted at SCN {at}, verified there")
                 source_side = SourceDigests(source, at, config.snapshot_batch_rows)

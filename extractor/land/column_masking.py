@@ -49,7 +49,9 @@ def read_salt(env_name: str) -> bytes:
 
 
 def value_text(value: object) -> str:
-    """The text a value is hashed by (the Python value of its Arrow type)."""
+    """The text a value is hashed by (the Python value of its Arrow type): strings as they
+    are, numbers in plain notation without trailing zeros, dates and times in ISO 8601,
+    binary values in hex."""
     if isinstance(value, bytes):
         return value.hex()
     if isinstance(value, datetime | date | time):
@@ -58,7 +60,13 @@ def value_text(value: object) -> str:
         return "true" if value else "false"
     if isinstance(value, float):
         return repr(value)
-    if isinstance(value, Decimal | int | str | timedelta):
+    if isinstance(value, Decimal):
+        # plain notation without trailing zeros: a change of scale keeps the hash
+        text = format(value, "f")  # exact: no context rounding
+        if "." in text:
+            text = text.rstrip("0").rstrip(".")
+        return "0" if text in ("-0", "0") else text
+    if isinstance(value, int | str | timedelta):
         return str(value)
     raise TypeError(f"no masking text for a value of type {type(value).__name__}")
 

@@ -24,12 +24,14 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 
 from extractor.config import OracdcConfig
+from extractor.dictionary import TableDef
+from extractor.errors import MissingRedoLogError
 from extractor.land.staging_writer import StagingWriter
 from extractor.parse import implementation as parser_implementation
 from extractor.parse.change_builder import ChangeBuilder
 from extractor.pipeline.fault_points import FaultHook, no_fault
 from extractor.pipeline.lander import Lander
-from extractor.pipeline.snapshot_runner import SnapshotResult, SnapshotRunner
+from extractor.pipeline.snapshot_runner import SnapshotResult, SnapshotRunner, snapshot_done
 from extractor.pipeline.stats_observer import StatsObserver
 from extractor.pipeline.stream_runner import StreamResult, StreamRunner
 from extractor.pipeline.table_registry import TableRegistry
@@ -56,6 +58,7 @@ class Extractor:
         clock: Callable[[], datetime] | None = None,
     ) -> None:
         self._store = store
+        self._config = config
         self.writer = writer
         self.registry = TableRegistry(source, config.tables, config.columns)
         LOG.info("SQL_REDO parser: %s", parser_implementation.active())
@@ -108,8 +111,37 @@ class Extractor:
 
     def stream_once(self, until_scn: int | None = None) -> StreamResult:
         """Mine from the checkpoint up to ``until_scn`` (default: the minable SCN, what every
-        redo thread has written) and land."""
-        return self._stream.stream_once(until_scn)
+        redo thread has written) and land.
+
+        When the redo from the resume position is gone and every streamed table has
+        ``snapshot_mode: when_needed``, the tables are marked to be snapshotted again
+        (``snapshot_pending``) and nothing more is mined this call; otherwise the
+        MissingRedoLogError goes up."""
+        try:
+            return self._stream.stream_once(until_scn)
+        except MissingRedoLogError as gap:
+            streamed = self._streamed_tables()
+            modes = self._config.snapshot_modes
+            others = [t.qualified_name for t in streamed
+                      if modes.mode_of(t.owner, t.name) != "when_needed"]  # fmt: skip
+            if others or not streamed:
+                if others and len(others) < len(streamed):
+                    LOG.info("no re-snapshot after the redo gap: %s not when_needed", others)
+                raise
+            self._snapshots.take_again(streamed, f"redo gap ({gap}); snapshot_mode when_needed")
+            return StreamResult(0, 0, 0, 0, self.checkpoint.mined_to_scn)
+
+    def take_again(self, tables: list[TableDef], why: str) -> None:
+        """Mark ``tables`` to be snapshotted again, in full, by the next ``snapshot()``."""
+        self._snapshots.take_again(tables, why)
+
+    def _streamed_tables(self) -> list[TableDef]:
+        modes = self._config.snapshot_modes
+        return [
+            t
+            for t in self.registry.resolve()
+            if snapshot_done(self.checkpoint, t) and modes.streams(t.owner, t.name)
+        ]
 
     def close(self) -> None:
         self._stream.close()

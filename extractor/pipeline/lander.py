@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
 
 import pyarrow as pa
@@ -19,7 +20,7 @@ from msgspec.structs import replace
 from extractor.change_record import ChangeRecord
 from extractor.config import OracdcConfig
 from extractor.dictionary import TableDef
-from extractor.errors import QuarantineError
+from extractor.errors import LandingError, QuarantineError
 from extractor.land.audit_records import QuarantinedChange, SchemaChange
 from extractor.land.change_batch import change_batch, snapshot_batch
 from extractor.land.column_masking import mask_batch, read_salt
@@ -73,14 +74,15 @@ class Lander:
         staging = self._registry.staging_def(table)
         batch_id = self._store.reserve_batch_id()
         now = self._now()
-        data = snapshot_batch(
-            self._registry.unmasked_staging_def(table),
-            batch,
-            snapshot_scn=snapshot_scn,
-            snapshot_ts=now,
-            batch_id=batch_id,
-            extracted_at=now,
-        )
+        with self._values_withheld(table):
+            data = snapshot_batch(
+                self._registry.unmasked_staging_def(table),
+                batch,
+                snapshot_scn=snapshot_scn,
+                snapshot_ts=now,
+                batch_id=batch_id,
+                extracted_at=now,
+            )
         self._writer.append(staging, self._masked(table, staging, data))
         self._observer.snapshot_chunk_landed(table.qualified_name, batch.num_rows, batch_id)
         self._fault(FaultPoint.SNAPSHOT_AFTER_LAND)
@@ -129,10 +131,11 @@ class Lander:
             staging = self._registry.staging_def(table)
             table_records = self._without_excluded_columns(table, table_records)
             table_records = self._without_dropped_columns(table, staging, table_records)
-            data = change_batch(
-                self._registry.unmasked_staging_def(table), table_records, batch_id=batch_id,
-                extracted_at=now,
-            )  # fmt: skip
+            with self._values_withheld(table):
+                data = change_batch(
+                    self._registry.unmasked_staging_def(table), table_records,
+                    batch_id=batch_id, extracted_at=now,
+                )  # fmt: skip
             self._writer.append(staging, self._masked(table, staging, data))
             last = max(table_records, key=lambda r: r.commit_scn)
             self._observer.changes_landed(
@@ -142,6 +145,21 @@ class Lander:
         self._observer.batch_landed(batch_id)  # also a batch of only errors or DDL
         if errors:
             self._land_errors(errors, batch_id, now)
+
+    @contextmanager
+    def _values_withheld(self, table: TableDef) -> Iterator[None]:
+        """A LandingError of a table with excluded or masked columns without its message:
+        building a batch fails on a value, and the message quotes it."""
+        try:
+            yield
+        except LandingError as error:
+            if self._registry.policy(table).is_plain:
+                raise
+            raise LandingError(
+                f"{table.qualified_name}: a landing batch could not be built (details "
+                "withheld: the table has excluded or masked columns)",
+                fix=error.fix,
+            ) from None
 
     def _masked(self, table: TableDef, staging: TableDef, data: pa.Table) -> pa.Table:
         masks = self._registry.policy(table).masks
@@ -165,12 +183,15 @@ class Lander:
         ]
 
     def _withheld(self, error: QuarantinedChange) -> QuarantinedChange:
-        """``error`` without its statement and reason when its table has excluded or masked
-        columns: their raw values never land."""
-        if error.owner is None or error.table_name is None:
+        """``error`` without its statement and reason when a ``columns`` entry names its table
+        (by name: the table may be gone from the dictionary) or its table is not known by
+        name (an unnamed object, while entries exist): their raw values never land."""
+        rules = self._config.columns.rules
+        if not rules:
             return error
-        table = self._registry.lookup(error.owner, error.table_name)
-        if table is None or self._registry.policy(table).is_plain:
+        owner, name = error.owner or "", error.table_name or ""
+        named = bool(owner and name) and not name.startswith(("OBJ# ", "BIN$"))
+        if named and not any(rule.matches_table(owner, name) for rule in rules):
             return error
         return dataclasses.replace(error, sql_redo=None, reason=WITHHELD_REASON)
 
@@ -194,10 +215,11 @@ class Lander:
     def _without_dropped_columns(
         self, table: TableDef, staging: TableDef, records: list[ChangeRecord]
     ) -> list[ChangeRecord]:
-        """Full images become partial ones while staging keeps columns dropped in Oracle, so
-        the replica keeps their last values instead of receiving NULLs."""
+        """Full images become partial ones while staging keeps columns dropped in Oracle (or
+        excluded since they landed), so the replica keeps their last values instead of
+        receiving NULLs."""
         staged = {name for name, _ in self._writer.ensure_table(staging)}
-        current = {spark_column_name(c) for c in table.column_names}
+        current = {spark_column_name(c) for c in self._registry.replicated(table).column_names}
         if not (staged - current - set(METADATA_COLUMN_NAMES)):
             return records
         return [replace(r, full_image=False) if r.full_image else r for r in records]

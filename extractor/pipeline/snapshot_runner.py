@@ -5,6 +5,12 @@ a reset marker retires every older version of the table (``docs/extraction.md``)
 A table's snapshot at SCN S covers every transaction committed at or before S; the stream
 runner drops that table's changes from those transactions and applies later ones (the
 handover: mining starts at the oldest transaction open at S).
+
+A table's first start follows its snapshot mode (``snapshot_modes``): ``no_data`` lands only
+the reset marker at S. A table taken again (``pending`` in the checkpoint: row-moving DDL,
+``oracdc snapshot --force``, a redo gap under ``when_needed``) is always read in full. When
+every streamed table starts at once, mining restarts at the new handover, not below it: the
+redo below may be gone, and the snapshots cover it.
 """
 
 from __future__ import annotations
@@ -34,6 +40,12 @@ class SnapshotResult:
 
     def then(self, later: SnapshotResult) -> SnapshotResult:
         return SnapshotResult(self.tables + later.tables, self.rows + later.rows)
+
+
+def _needs_start(checkpoint: Checkpoint, table: TableDef) -> bool:
+    """Never started, or waiting to be snapshotted again."""
+    state = checkpoint.tables.get(table.qualified_name)
+    return state is None or state.status == "pending"
 
 
 def snapshot_done(checkpoint: Checkpoint, table: TableDef) -> bool:
@@ -75,14 +87,26 @@ class SnapshotRunner:
                 fix="check the tables list in oracdc.yml (OWNER.TABLE, wildcards * and ?)",
             )
         checkpoint = self._store.current
-        new = [t for t in tables if t.qualified_name not in checkpoint.tables]
+        new = [t for t in tables if _needs_start(checkpoint, t)]
         if new:
-            checkpoint = self._start(checkpoint, new)
+            checkpoint = self._start(checkpoint, new, {t.qualified_name for t in tables})
         todo = [t for t in tables if checkpoint.tables[t.qualified_name].status != "done"]
         rows = 0
         for table in todo:
             rows += self._snapshot_table(table)
         return SnapshotResult(tuple(t.qualified_name for t in todo), rows)
+
+    def take_again(self, tables: Sequence[TableDef], why: str) -> None:
+        """Mark ``tables`` to be snapshotted again (in full) by the next ``snapshot()``; their
+        changes are dropped until then (the new snapshot covers them)."""
+        checkpoint = self._store.current
+        for table in tables:
+            LOG.warning("%s: snapshotted again: %s", table.qualified_name, why,
+                        extra={"table": table.qualified_name})  # fmt: skip
+            self._observer.resnapshot(table.qualified_name)
+            checkpoint = checkpoint.with_table(table.qualified_name, TableSnapshotState("pending"))
+        self._store.save(checkpoint)
+        self._on_new_tables()
 
     def pending(self) -> bool:
         """True when a selected table has no finished snapshot: after streaming met
@@ -90,7 +114,10 @@ class SnapshotRunner:
         checkpoint = self._store.current
         return not all(snapshot_done(checkpoint, t) for t in self._registry.resolve())
 
-    def _start(self, checkpoint: Checkpoint, tables: Sequence[TableDef]) -> Checkpoint:
+    def _start(
+        self, checkpoint: Checkpoint, tables: Sequence[TableDef], selected: set[str]
+    ) -> Checkpoint:
+        """Start ``tables`` at one snapshot point; ``selected``: every configured table."""
         point = self._source.snapshot_point(tables)
         LOG.info(
             "snapshot of %d table(s) at SCN %d; mining starts at SCN %d",
@@ -99,21 +126,40 @@ class SnapshotRunner:
             point.mining_start_scn,
         )
         _refuse_snapshots_below_landed(checkpoint, point, tables)
+        modes = self._config.snapshot_modes
+        starting = {t.qualified_name for t in tables}
+        # Every streamed table starts now: nothing below the new handover is needed (a table
+        # whose snapshot is running still needs mining from its own handover).
+        restart = not any(
+            checkpoint.tables[name].status != "pending" and modes.streams(*name.split(".", 1))
+            for name in selected - starting
+            if name in checkpoint.tables
+        )
         for table in tables:
             self._writer.ensure_table(self._registry.staging_def(table))
             scn = point.scn_of(table)  # a bundle's tables may each have their own
             if scn != point.scn:
                 LOG.info("snapshot of %s at its own SCN %d", table.qualified_name, scn)
-            checkpoint = checkpoint.with_table(
-                table.qualified_name,
-                TableSnapshotState("running", snapshot_scn=scn, added_at_scn=scn),
-            )
+            first = table.qualified_name not in checkpoint.tables
+            if first and modes.mode_of(table.owner, table.name) == "no_data":
+                state = self._start_without_data(table, scn)
+            else:
+                state = TableSnapshotState("running", snapshot_scn=scn, added_at_scn=scn)
+            checkpoint = checkpoint.with_table(table.qualified_name, state)
         resume = point.mining_start_scn
-        if checkpoint.resume_scn is not None:
+        if checkpoint.resume_scn is not None and not restart:
             resume = min(resume, checkpoint.resume_scn)
         checkpoint = replace(checkpoint, resume_scn=resume)
         self._on_new_tables()
         return self._store.save(checkpoint)
+
+    def _start_without_data(self, table: TableDef, scn: int) -> TableSnapshotState:
+        """``no_data``: a reset marker at the handover SCN (whatever staging held before is
+        retired), no rows; the table streams from there."""
+        LOG.info("%s: snapshot_mode no_data: streamed from SCN %d, no rows read",
+                 table.qualified_name, scn)  # fmt: skip
+        self._lander.land_reset_marker(table, scn)
+        return TableSnapshotState("done", snapshot_scn=scn, added_at_scn=scn, no_data=True)
 
     def _snapshot_table(self, table: TableDef) -> int:
         name = table.qualified_name

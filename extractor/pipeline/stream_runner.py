@@ -41,7 +41,7 @@ from extractor.pipeline.stats_observer import StatsObserver
 from extractor.pipeline.table_registry import TableRegistry
 from extractor.redo_position import CommitPosition
 from extractor.source.base import Source
-from extractor.state.checkpoint import Checkpoint, CheckpointStore
+from extractor.state.checkpoint import Checkpoint, CheckpointStore, TableSnapshotState
 
 LOG = logging.getLogger(__name__)
 
@@ -105,7 +105,12 @@ class StreamRunner:
         """Mine from the checkpoint up to ``until_scn`` (default: the minable SCN, what every
         redo thread has written) and land."""
         checkpoint = self._store.current
-        tables = [t for t in self._registry.resolve() if snapshot_done(checkpoint, t)]
+        done = [t for t in self._registry.resolve() if snapshot_done(checkpoint, t)]
+        modes = self._config.snapshot_modes
+        tables = [t for t in done if modes.streams(t.owner, t.name)]
+        if done and not tables:
+            LOG.info("nothing to mine: every table has snapshot_mode initial_only")
+            return StreamResult(0, 0, 0, 0, checkpoint.mined_to_scn)
         if not tables:
             raise OracdcError(
                 "no table has a finished snapshot to stream from",
@@ -225,9 +230,12 @@ class StreamRunner:
 
     def streams(self, qualified_name: str, commit_scn: int) -> bool:
         """True when the table's changes committed at ``commit_scn`` come from the stream:
-        its snapshot is done and older (a re-snapshot pending: not in the checkpoint)."""
+        its snapshot is done and older (not while a re-snapshot is pending), and it is
+        streamed at all (not ``initial_only``)."""
         state = self._store.current.tables.get(qualified_name)
         if state is None or state.status != "done":
+            return False
+        if not self._config.snapshot_modes.streams(*qualified_name.split(".", 1)):
             return False
         return state.snapshot_scn is None or commit_scn > state.snapshot_scn
 
@@ -257,8 +265,8 @@ class StreamRunner:
         )
 
     def _forget_snapshots(self, checkpoint: Checkpoint, window: _WindowLanding) -> Checkpoint:
-        """Tables changed by row-moving DDL in the window leave the checkpoint: the next
-        ``snapshot()`` takes them again (a new SCN, a reset marker retiring the old ROWIDs)
+        """Tables changed by row-moving DDL in the window are marked pending in the checkpoint:
+        the next ``snapshot()`` takes them again (a new SCN, a reset marker retiring the old ROWIDs)
         and until then their changes are dropped (the new snapshot covers them)."""
         if not window.resnapshot:
             return checkpoint
@@ -272,7 +280,8 @@ class StreamRunner:
                 extra={"table": name, "scn": ddl.scn},
             )
             self._observer.resnapshot(name)
-        kept = {k: v for k, v in checkpoint.tables.items() if k not in window.resnapshot}
+        pending = TableSnapshotState("pending")  # read in full, whatever its snapshot mode
+        kept = {k: pending if k in window.resnapshot else v for k, v in checkpoint.tables.items()}
         return replace(checkpoint, tables=kept)
 
 

@@ -129,7 +129,7 @@ def run_cycle(runtime: Runtime, dbt: DbtSettings, *, full_build: bool = False) -
     seconds: dict[str, float] = {}
     if isinstance(runtime.source, WorkloadBetweenCycles):
         started = time.monotonic()
-        if runtime.source.advance_workload():
+        if _step("source workload", runtime.source.advance_workload):
             seconds["source workload"] = time.monotonic() - started
     extractor = runtime.extractor
     counters_behind = _counters_behind(extractor)  # before this cycle's batches hide it

@@ -14,6 +14,7 @@ from dataclasses import replace
 from extractor.column_policy import ColumnPolicy, ColumnRules, resolve_policy
 from extractor.config import TableSelection
 from extractor.dictionary import TableDef
+from extractor.errors import ConfigError
 from extractor.source.base import Source, TableNotFoundError
 
 LOG = logging.getLogger(__name__)
@@ -93,6 +94,9 @@ class TableRegistry:
     def _remember(self, table: TableDef) -> None:
         key = (table.owner, table.name)
         previous = self._staging.get(key)
+        before = self._current.get(key)
+        if before is not None and before.columns != table.columns:
+            self._refuse_renamed_policy_columns(before, table)
         self._current[key] = table
         self._policies.pop(key, None)  # columns came or went: resolve the policy again
         if previous is None:
@@ -114,6 +118,32 @@ class TableRegistry:
             primary_key=table.primary_key,
             supplemental_logging=table.supplemental_logging,
         )
+
+    def _refuse_renamed_policy_columns(self, before: TableDef, after: TableDef) -> None:
+        """ConfigError when an excluded or masked column left the table while a column came
+        that would land as it is: a column policy follows names, so a renamed column would
+        land its raw values under the new name."""
+        policy = self._policies.get((before.owner, before.name)) or resolve_policy(
+            self._columns, before
+        )
+        gone = [c.name for c in before.columns if not after.has_column(c.name)
+                and (c.name in policy.excluded or c.name in policy.masks)]  # fmt: skip
+        came = [c for c in after.columns if not before.has_column(c.name)]
+        if not gone or not came:
+            return
+        staged = replace(after, columns=after.columns + tuple(
+            c for c in before.columns if not after.has_column(c.name)))  # fmt: skip
+        new_policy = resolve_policy(self._columns, staged)
+        covered = new_policy.excluded | set(new_policy.masks)
+        plain = [c.name for c in came if c.name not in covered]
+        if plain:
+            raise ConfigError(
+                f"{after.qualified_name}: {', '.join(gone)} (excluded or masked) left the table "
+                f"while {', '.join(plain)} came, which would land as it is: a renamed column "
+                "would land its raw values",
+                fix=f"name {', '.join(plain)} in the table's columns entry (or take "
+                f"{', '.join(gone)} out if it was dropped) and start again",
+            )
 
 
 def _is_pattern(text: str) -> bool:

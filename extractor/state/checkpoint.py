@@ -44,7 +44,10 @@ class TableSnapshotState:
     """Snapshot progress of one replicated table (key ``OWNER.TABLE`` in ``Checkpoint``).
 
     ``resume_token`` is the source layer's opaque text naming the last landed chunk;
-    ``added_at_scn`` the SCN at which the table joined replication.
+    ``added_at_scn`` the SCN at which the table joined replication. ``no_data``: the table
+    started without snapshot rows (``snapshot_mode: no_data``): its replica holds what changed
+    since ``snapshot_scn``. ``pending``: the table was replicated and waits for a new snapshot
+    (row-moving DDL, ``oracdc snapshot --force``, a redo gap under ``when_needed``).
     """
 
     status: SnapshotStatus = "pending"
@@ -52,6 +55,7 @@ class TableSnapshotState:
     resume_token: str | None = None
     rows_landed: int = 0
     added_at_scn: int | None = None
+    no_data: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -60,6 +64,7 @@ class TableSnapshotState:
             "resume_token": self.resume_token,
             "rows_landed": self.rows_landed,
             "added_at_scn": self.added_at_scn,
+            **({"no_data": True} if self.no_data else {}),
         }
 
     @classmethod
@@ -74,6 +79,7 @@ class TableSnapshotState:
             resume_token=None if token is None else str(token),
             rows_landed=_int(raw.get("rows_landed", 0)),
             added_at_scn=_optional_int(raw.get("added_at_scn")),
+            no_data=raw.get("no_data") is True,
         )
 
 

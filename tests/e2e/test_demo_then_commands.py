@@ -65,3 +65,15 @@ def test_verify_and_sync_after_the_demo_see_the_demo_database(
     after_sync = replicas_equal_truth(cycles=3)  # the workload went on by one cycle
     assert after_sync > after_demo
     assert main(["verify", "--config", config]) == 0
+
+    # a table taken again on demand: its new snapshot lands, the next cycle rebuilds its
+    # replica from it, and everything still matches
+    capsys.readouterr()
+    assert main(["snapshot", "--force", "--tables", "SIM.CUSTOMERS", "--config", config]) == 0
+    forced = capsys.readouterr().out
+    assert "rows landed for SIM.CUSTOMERS" in forced and "ORDERS" not in forced, forced
+    assert main(["sync", "--once", "--config", config]) == 0
+    replicas_equal_truth(cycles=4)
+    assert main(["verify", "--config", config]) == 0
+    assert main(["snapshot", "--tables", "SIM.X", "--config", config]) == 1
+    assert "--tables goes with --force" in capsys.readouterr().err

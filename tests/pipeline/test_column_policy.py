@@ -5,23 +5,33 @@ Runs the production extractor on the simulator, landing into in-memory staging t
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
+from datetime import UTC, datetime
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pytest
 
+from extractor.change_record import ChangeRecord
 from extractor.config import OracdcConfig, config_from_mapping
 from extractor.dictionary import ColumnDef, TableDef
-from extractor.errors import ConfigError, SyncStepError
+from extractor.errors import ConfigError, LandingError, SyncStepError
+from extractor.land.audit_records import QuarantinedChange
 from extractor.pipeline.extractor import open_extractor
-from extractor.pipeline.lander import WITHHELD_REASON
+from extractor.pipeline.fault_points import no_fault
+from extractor.pipeline.lander import WITHHELD_REASON, Lander
+from extractor.pipeline.stats_observer import StatsObserver
 from extractor.pipeline.sync import extract_and_land
+from extractor.pipeline.table_registry import TableRegistry
 from extractor.sim.database import SimDatabase
 from extractor.source.factory import open_source
+from extractor.state.checkpoint import CheckpointStore
 from tests.e2e.memory_staging import MemoryStagingWriter
+from tests.pipeline.reference_replica import consolidate
 
 SALT = "a-test-salt-of-enough-length"
 PEOPLE = TableDef(
@@ -210,3 +220,83 @@ def test_masking_a_primary_key_column_is_refused_when_the_table_is_resolved(
     with pytest.raises(SyncStepError, match=re.escape("ID is a primary key column of APP.PEOPLE")):
         _run(_database(), config, writer)
     assert writer._batches == {}
+
+
+def test_a_column_excluded_later_keeps_its_landed_values(tmp_path: Path) -> None:
+    """Full images turn partial once the column no longer lands: the replica keeps SALARY."""
+    db = _database()
+    writer = MemoryStagingWriter("t_columns")
+    _run(db, _config(tmp_path, {}), writer)
+    txn = db.begin()
+    txn.update("APP", "PEOPLE", lambda row: row["ID"] == 1, {"NAME": "anne"})
+    txn.commit()
+    _run(db, _config(tmp_path, {"APP.PEOPLE": {"exclude": ["SALARY"]}}), writer)
+    replica = consolidate(PEOPLE, writer.staged_rows(PEOPLE))
+    assert replica[(Decimal(1),)]["name"] == "anne"
+    assert replica[(Decimal(1),)]["salary"] == Decimal("4321.50")
+
+
+def test_a_renamed_masked_column_stops_the_stream_before_its_raw_values_land(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ORACDC_MASK_SALT", SALT)
+    config = _config(tmp_path, {"APP.PEOPLE": {"mask": {"EMAIL": "hash"}}})
+    db = _database()
+    writer = MemoryStagingWriter(config.staging_schema)
+    source = open_source({"kind": "sim", "database": db})
+    with open_extractor(config, source, None, writer=writer) as extractor:
+        extract_and_land(extractor, {})
+        db.drop_column("APP", "PEOPLE", "EMAIL")  # what RENAME COLUMN EMAIL TO E_MAIL does
+        db.add_column("APP", "PEOPLE", ColumnDef("E_MAIL", 6, "VARCHAR2", 80))
+        txn = db.begin()
+        txn.insert("APP", "PEOPLE", {"ID": 9, "NAME": "eve", "E_MAIL": "eve@example.com"})
+        txn.commit()
+        with pytest.raises(SyncStepError, match=r"EMAIL \(excluded or masked\) left the table "
+                           "while E_MAIL came") as raised:  # fmt: skip
+            extract_and_land(extractor, {})
+    assert "name E_MAIL in the table's columns entry" in (raised.value.fix or "")
+    # a new process: the entry names a column the table no longer has
+    with pytest.raises(SyncStepError, match=r"has no column EMAIL \(misspelt, dropped or renamed"):
+        _run(db, config, writer)
+    assert "eve@example.com" not in repr(writer._batches)
+
+
+def _lander(config: OracdcConfig, db: SimDatabase, writer: MemoryStagingWriter) -> Any:
+    store = CheckpointStore(config.data_dir)
+    source = open_source({"kind": "sim", "database": db})
+    registry = TableRegistry(source, config.tables, config.columns)
+    registry.resolve()
+    return Lander(config, writer, store.__enter__(), registry, StatsObserver(config.data_dir),
+                  now=lambda: datetime.now(UTC), fault=no_fault)  # fmt: skip
+
+
+def test_a_quarantined_change_of_a_table_no_longer_known_is_withheld_by_name(
+    tmp_path: Path,
+) -> None:
+    config = _config(tmp_path, {"APP.GONE": {"mask": {"SSN": "redact"}}})
+    writer = MemoryStagingWriter(config.staging_schema)
+    statement = 'insert into "APP"."GONE"("SSN") values (\'123-45-6789\')'
+    gone = QuarantinedChange("APP", "GONE", 5, "x", "r", 1, 1, "table not found", statement)
+    other = dataclasses.replace(gone, table_name="OTHER")
+    _lander(config, _database(), writer).land_changes({}, [gone, other], [])
+    rows = {row["table_name"]: row for row in writer.quarantined_rows()}
+    assert rows["GONE"]["sql_redo"] is None and rows["GONE"]["reason"] == WITHHELD_REASON
+    assert rows["OTHER"]["sql_redo"] == gone.sql_redo
+
+
+def test_a_batch_that_fails_on_a_value_of_such_a_table_does_not_quote_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ORACDC_MASK_SALT", SALT)
+    scores = TableDef("APP", "SCORES", (ColumnDef("ID", 1, "NUMBER", 22, 10, 0, nullable=False),
+                      ColumnDef("S", 2, "BINARY_DOUBLE", 8)), ("ID",))  # fmt: skip
+    db = SimDatabase()
+    db.create_table(scores)
+    config = _config(tmp_path, {"APP.SCORES": {"mask": {"S": "hash"}}})
+    bad = ChangeRecord("c", "APP", "SCORES", 5, 5, 1, None, None, "x", "AAAA", None,
+                       {"ID": Decimal(1), "S": "secret-text"}, True)  # fmt: skip
+    lander = _lander(config, db, MemoryStagingWriter(config.staging_schema))
+    with pytest.raises(LandingError) as raised:
+        lander.land_changes({("APP", "SCORES"): [bad]}, [], [])
+    assert "withheld" in str(raised.value) and "secret-text" not in str(raised.value)
+    assert raised.value.__cause__ is None and raised.value.__suppress_context__

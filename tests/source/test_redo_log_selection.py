@@ -33,7 +33,7 @@ def test_missing_log_in_the_middle_names_the_lost_scns() -> None:
     with pytest.raises(MissingRedoLogError) as caught:
         select_logs(logs, 150, 350)
     assert (caught.value.first_scn, caught.value.last_scn) == (200, 299)
-    assert "re-snapshot" in (caught.value.fix or "")
+    assert "oracdc snapshot --force" in (caught.value.fix or "")
 
 
 def test_purged_first_log_is_a_gap_at_the_start() -> None:
