@@ -110,6 +110,9 @@ class OracdcConfig:
     # builds everything (0: only with `oracdc sync --all`; docs/dbt.md).
     dbt_full_build_every: int = 0
     sync_interval_seconds: float = 60.0
+    # a row in <staging_schema>._oracdc_heartbeat after a stream pass, at most this often;
+    # 0: none (docs/extraction.md, "Heartbeat")
+    heartbeat_interval_seconds: float = 300.0
     notify: Mapping[str, Any] = field(default_factory=dict)
 
     @property
@@ -156,6 +159,7 @@ _TOP_LEVEL_KEYS = {
     "spark",
     "dbt",
     "sync_interval_seconds",
+    "heartbeat_interval_seconds",
     "notify",
 }
 
@@ -271,6 +275,9 @@ def config_from_mapping(
         dbt_full_build_every=full_build_every,
         sync_interval_seconds=_number(
             raw.get("sync_interval_seconds", 60), "sync_interval_seconds", where
+        ),
+        heartbeat_interval_seconds=_number(
+            raw.get("heartbeat_interval_seconds", 300), "heartbeat_interval_seconds", where
         ),
         notify=_mapping(raw.get("notify", {}), "notify", where),
     )

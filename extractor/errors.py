@@ -76,6 +76,7 @@ class MissingRedoLogError(SourceError):
         )
         self.first_scn = first_scn
         self.last_scn = last_scn
+        self.detail = detail
 
 
 class SnapshotTooOldError(SourceError):

@@ -102,9 +102,10 @@ def test_the_replicas_scn_before_anything_was_mined_is_the_latest_snapshot() -> 
     assert replicated_scn(Checkpoint()) is None
 
 
-def test_a_checkpoint_keeps_no_data_and_reads_old_files_without_it() -> None:
-    state = TableSnapshotState("done", snapshot_scn=5, no_data=True)
-    assert TableSnapshotState.from_json(state.to_json()) == state
+def test_a_checkpoint_keeps_the_mode_flags_and_writes_them_only_when_set() -> None:
+    for state in (TableSnapshotState("done", snapshot_scn=5, no_data=True),
+                  TableSnapshotState("done", snapshot_scn=5, initial_only=True)):  # fmt: skip
+        assert TableSnapshotState.from_json(state.to_json()) == state
     old = TableSnapshotState("done", snapshot_scn=5).to_json()
     assert "no_data" not in old
     assert TableSnapshotState.from_json(old).no_data is False

@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 from extractor.cli.options import add_config_option, config_of
+from extractor.pipeline.extractor import Extractor
 from extractor.pipeline.runtime import open_runtime
 
 LOG = logging.getLogger(__name__)
@@ -30,12 +31,9 @@ def run(args: argparse.Namespace) -> int:
     config = config_of(args)
     with open_runtime(config) as runtime:
         while True:
+            _take_pending_snapshots(runtime.extractor)
             result = runtime.extractor.stream_once()
-            if runtime.extractor.snapshot_pending():
-                # row-moving DDL, or a redo gap under snapshot_mode when_needed
-                taken = runtime.extractor.snapshot()
-                print(f"snapshot again: {taken.rows:,} rows landed for "
-                      f"{', '.join(taken.tables)}", flush=True)  # fmt: skip
+            if _take_pending_snapshots(runtime.extractor):
                 result = result.then(runtime.extractor.stream_once())
             print(
                 f"stream: {result.transactions:,} transactions, {result.change_rows:,} change "
@@ -46,3 +44,13 @@ def run(args: argparse.Namespace) -> int:
             if args.once:
                 return 0
             time.sleep(config.mining.poll_interval_seconds)
+
+
+def _take_pending_snapshots(extractor: Extractor) -> bool:
+    """Snapshot the tables waiting for one (row-moving DDL, a redo gap under
+    ``snapshot_mode: when_needed``); True when there were any."""
+    if not extractor.snapshot_pending():
+        return False
+    taken = extractor.snapshot()
+    print(f"snapshot again: {taken.rows:,} rows landed for {', '.join(taken.tables)}", flush=True)
+    return True

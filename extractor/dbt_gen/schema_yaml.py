@@ -11,6 +11,7 @@ from extractor.dbt_gen.model_sql import STAGING_SOURCE_NAME
 from extractor.dbt_gen.oracle_types import column_description
 from extractor.dictionary import TableDef
 from extractor.keys import ROW_ID_KEY, consolidation_key
+from extractor.land.audit_records import HEARTBEAT_TABLE
 from extractor.staging_contract import (
     METADATA_COLUMNS,
     OPERATIONS,
@@ -23,6 +24,14 @@ FRESHNESS: dict[str, Any] = {
     "warn_after": {"count": 1, "period": "hour"},
     "error_after": {"count": 24, "period": "hour"},
 }
+# A staging table is as fresh as its last landed row or the last heartbeat, whichever is later:
+# a table without changes is up to date as far as mining has got (docs/extraction.md,
+# "Heartbeat"). Rendered by dbt at freshness time, with ``this`` the staging table.
+LOADED_AT_QUERY = (
+    "select greatest("
+    "(select max(_extracted_at) from {{ this }}), "
+    f"(select max(heartbeat_at) from {{{{ this.schema }}}}.{HEARTBEAT_TABLE}))"
+)
 
 # Replica columns the consolidation adds after the staging metadata (minus _present).
 REPLICA_EXTRA_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -76,12 +85,25 @@ def staging_sources_yaml(tables: Sequence[TableDef]) -> str:
                 "name": STAGING_SOURCE_NAME,
                 "description": "Staging tables landed by the oracdc extractor.",
                 "schema": "{{ var('oracle_cdc__staging_schema', 'oracdc_staging') }}",
-                "config": {"loaded_at_field": "_extracted_at", "freshness": FRESHNESS},
-                "tables": source_tables,
+                "config": {"loaded_at_query": LOADED_AT_QUERY, "freshness": FRESHNESS},
+                "tables": [*source_tables, _heartbeat_source()],
             }
         ],
     }
     return _dump(document)
+
+
+def _heartbeat_source() -> dict[str, Any]:
+    return {
+        "name": HEARTBEAT_TABLE,
+        "description": "One row per oracdc heartbeat: every change committed up to "
+        "mined_to_scn had landed at heartbeat_at (its freshness: is the extractor running?).",
+        "config": {"loaded_at_field": "heartbeat_at"},
+        "columns": [
+            {"name": "mined_to_scn", "description": "The end of the last mining window."},
+            {"name": "heartbeat_at", "description": "When the pass that mined it ended (UTC)."},
+        ],
+    }
 
 
 def _replica_metadata_columns(key: tuple[str, ...]) -> list[dict[str, Any]]:

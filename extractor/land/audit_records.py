@@ -1,4 +1,5 @@
-"""Rows of the two audit tables beside the staging tables: quarantined changes, DDL history."""
+"""Rows of the audit tables beside the staging tables: quarantined changes, DDL history, and the
+heartbeat (how far mining had got, and when: the freshness of tables without changes)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from extractor.logminer_row import LogMinerRow
 
 ERRORS_TABLE: Final = "_oracdc_errors"
 SCHEMA_HISTORY_TABLE: Final = "_oracdc_schema_history"
+HEARTBEAT_TABLE: Final = "_oracdc_heartbeat"
 
 # Each audit table's columns, in table order, declared once as Arrow; Spark types follow.
 ERRORS_SCHEMA: Final = pa.schema(
@@ -42,6 +44,14 @@ SCHEMA_HISTORY_SCHEMA: Final = pa.schema(
     ]
 )
 
+# One row per heartbeat: every change committed up to mined_to_scn had landed at heartbeat_at.
+HEARTBEAT_SCHEMA: Final = pa.schema(
+    [
+        ("mined_to_scn", pa.int64()),
+        ("heartbeat_at", UTC_TIMESTAMP),
+    ]
+)
+
 _SPARK_TYPES: Final[dict[pa.DataType, str]] = {
     pa.string(): "STRING",
     pa.int64(): "BIGINT",
@@ -58,6 +68,7 @@ def spark_columns(schema: pa.Schema) -> tuple[tuple[str, str], ...]:
 
 ERRORS_COLUMNS: Final = spark_columns(ERRORS_SCHEMA)
 SCHEMA_HISTORY_COLUMNS: Final = spark_columns(SCHEMA_HISTORY_SCHEMA)
+HEARTBEAT_COLUMNS: Final = spark_columns(HEARTBEAT_SCHEMA)
 
 
 @dataclass(frozen=True, slots=True)

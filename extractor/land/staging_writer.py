@@ -25,6 +25,9 @@ from extractor.land.audit_records import (
     ERRORS_COLUMNS,
     ERRORS_SCHEMA,
     ERRORS_TABLE,
+    HEARTBEAT_COLUMNS,
+    HEARTBEAT_SCHEMA,
+    HEARTBEAT_TABLE,
     SCHEMA_HISTORY_COLUMNS,
     SCHEMA_HISTORY_SCHEMA,
     SCHEMA_HISTORY_TABLE,
@@ -108,6 +111,19 @@ class StagingWriter:
         stamp = {"batch_id": batch_id, "extracted_at": extracted_at}
         rows = [{**_fields(change), **stamp} for change in changes]
         return self._insert(name, columns, pa.Table.from_pylist(rows, schema=SCHEMA_HISTORY_SCHEMA))
+
+    def ensure_heartbeat_table(self) -> None:
+        """Create ``<schema>._oracdc_heartbeat`` (the generated sources' freshness reads it,
+        so it exists even while no heartbeat is written)."""
+        name = qualified_table(self._schema, HEARTBEAT_TABLE)
+        self._ensure(name, HEARTBEAT_COLUMNS, source="heartbeat")
+
+    def append_heartbeat(self, mined_to_scn: int, at: datetime) -> int:
+        """One heartbeat row: every change committed up to ``mined_to_scn`` landed by ``at``."""
+        name = qualified_table(self._schema, HEARTBEAT_TABLE)
+        columns = self._ensure(name, HEARTBEAT_COLUMNS, source="heartbeat")
+        row = {"mined_to_scn": mined_to_scn, "heartbeat_at": at}
+        return self._insert(name, columns, pa.Table.from_pylist([row], schema=HEARTBEAT_SCHEMA))
 
     def landed_rows(self, table: TableDef) -> int:
         """Rows in ``table``'s staging table (0 when it does not exist yet)."""

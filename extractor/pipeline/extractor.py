@@ -19,6 +19,7 @@ the same. The restart and handover rules are in ``stream_runner`` and ``snapshot
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -31,7 +32,8 @@ from extractor.parse import implementation as parser_implementation
 from extractor.parse.change_builder import ChangeBuilder
 from extractor.pipeline.fault_points import FaultHook, no_fault
 from extractor.pipeline.lander import Lander
-from extractor.pipeline.snapshot_runner import SnapshotResult, SnapshotRunner, snapshot_done
+from extractor.pipeline.redo_gap import streamed_tables, tables_to_snapshot_again
+from extractor.pipeline.snapshot_runner import SnapshotResult, SnapshotRunner
 from extractor.pipeline.stats_observer import StatsObserver
 from extractor.pipeline.stream_runner import StreamResult, StreamRunner
 from extractor.pipeline.table_registry import TableRegistry
@@ -59,12 +61,21 @@ class Extractor:
     ) -> None:
         self._store = store
         self._config = config
+        self._clock = clock or (lambda: datetime.now(UTC))
+        self._heartbeat_table_ready = False
+        self._last_heartbeat: float | None = None  # time.monotonic() of the last one
+        self._source = source
+        self._gap_snapshots = 0  # when_needed snapshots since the last pass that mined
         self.writer = writer
         self.registry = TableRegistry(source, config.tables, config.columns)
         LOG.info("SQL_REDO parser: %s", parser_implementation.active())
         self.builder = ChangeBuilder(
             self.registry.lookup,
-            self.registry.is_selected,
+            # an initial_only table's rows (DML and DDL alike) are never applied
+            lambda owner, name: (
+                self.registry.is_selected(owner, name)
+                and config.snapshot_modes.streams(owner, name)
+            ),
             source.nls,
             # Sources that mine by object id (OracleSource) name rows LogMiner could not.
             getattr(source, "table_for_object", None),
@@ -79,7 +90,7 @@ class Extractor:
             store,
             self.registry,
             self._observer,
-            now=clock or (lambda: datetime.now(UTC)),
+            now=self._clock,
             fault=fault or no_fault,
         )
         self._stream = StreamRunner(
@@ -118,30 +129,37 @@ class Extractor:
         (``snapshot_pending``) and nothing more is mined this call; otherwise the
         MissingRedoLogError goes up."""
         try:
-            return self._stream.stream_once(until_scn)
+            result = self._stream.stream_once(until_scn)
         except MissingRedoLogError as gap:
-            streamed = self._streamed_tables()
-            modes = self._config.snapshot_modes
-            others = [t.qualified_name for t in streamed
-                      if modes.mode_of(t.owner, t.name) != "when_needed"]  # fmt: skip
-            if others or not streamed:
-                if others and len(others) < len(streamed):
-                    LOG.info("no re-snapshot after the redo gap: %s not when_needed", others)
-                raise
-            self._snapshots.take_again(streamed, f"redo gap ({gap}); snapshot_mode when_needed")
+            streamed = streamed_tables(self._config, self.checkpoint, self.registry.resolve())
+            again = tables_to_snapshot_again(
+                gap, self._config, self._source, streamed, tried_already=self._gap_snapshots > 0
+            )
+            self._gap_snapshots += 1
+            self._snapshots.take_again(again, "redo gap; snapshot_mode when_needed")
             return StreamResult(0, 0, 0, 0, self.checkpoint.mined_to_scn)
+        self._gap_snapshots = 0
+        self._heartbeat(result)
+        return result
+
+    def _heartbeat(self, result: StreamResult) -> None:
+        """A heartbeat row after a pass, at most every ``heartbeat_interval_seconds``: tables
+        without changes stay fresh for ``dbt source freshness`` (docs/extraction.md)."""
+        if not self._heartbeat_table_ready:
+            self.writer.ensure_heartbeat_table()  # the sources' freshness query reads it
+            self._heartbeat_table_ready = True
+        interval = self._config.heartbeat_interval_seconds
+        if not interval or result.mined_to_scn is None:
+            return
+        now = time.monotonic()
+        if self._last_heartbeat is not None and now - self._last_heartbeat < interval:
+            return
+        self.writer.append_heartbeat(result.mined_to_scn, self._clock())
+        self._last_heartbeat = now
 
     def take_again(self, tables: list[TableDef], why: str) -> None:
         """Mark ``tables`` to be snapshotted again, in full, by the next ``snapshot()``."""
         self._snapshots.take_again(tables, why)
-
-    def _streamed_tables(self) -> list[TableDef]:
-        modes = self._config.snapshot_modes
-        return [
-            t
-            for t in self.registry.resolve()
-            if snapshot_done(self.checkpoint, t) and modes.streams(t.owner, t.name)
-        ]
 
     def close(self) -> None:
         self._stream.close()

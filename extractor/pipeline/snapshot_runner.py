@@ -86,6 +86,9 @@ class SnapshotRunner:
                 "no table of the source matches the configured tables",
                 fix="check the tables list in oracdc.yml (OWNER.TABLE, wildcards * and ?)",
             )
+        changed = [t for t in tables if self._mode_changed(t)]
+        if changed:
+            self.take_again(changed, "its snapshot mode changed since it started")
         checkpoint = self._store.current
         new = [t for t in tables if _needs_start(checkpoint, t)]
         if new:
@@ -95,6 +98,19 @@ class SnapshotRunner:
         for table in todo:
             rows += self._snapshot_table(table)
         return SnapshotResult(tuple(t.qualified_name for t in todo), rows)
+
+    def _mode_changed(self, table: TableDef) -> bool:
+        """True when the table started under a mode its replica cannot follow into the one
+        configured now: ``initial_only`` to streamed (its changes since were never mined) or
+        back (the replica holds changes past its snapshot), ``no_data`` to any other (its
+        replica lacks the rows older than its start)."""
+        state = self._store.current.tables.get(table.qualified_name)
+        if state is None or state.status == "pending":
+            return False
+        mode = self._config.snapshot_modes.mode_of(table.owner, table.name)
+        return state.initial_only != (mode == "initial_only") or (
+            state.no_data and mode != "no_data"
+        )
 
     def take_again(self, tables: Sequence[TableDef], why: str) -> None:
         """Mark ``tables`` to be snapshotted again (in full) by the next ``snapshot()``; their
@@ -140,11 +156,12 @@ class SnapshotRunner:
             scn = point.scn_of(table)  # a bundle's tables may each have their own
             if scn != point.scn:
                 LOG.info("snapshot of %s at its own SCN %d", table.qualified_name, scn)
-            first = table.qualified_name not in checkpoint.tables
-            if first and modes.mode_of(table.owner, table.name) == "no_data":
+            mode = modes.mode_of(table.owner, table.name)
+            if mode == "no_data" and self._never_landed(checkpoint, table):
                 state = self._start_without_data(table, scn)
             else:
-                state = TableSnapshotState("running", snapshot_scn=scn, added_at_scn=scn)
+                state = TableSnapshotState("running", snapshot_scn=scn, added_at_scn=scn,
+                                           initial_only=mode == "initial_only")  # fmt: skip
             checkpoint = checkpoint.with_table(table.qualified_name, state)
         resume = point.mining_start_scn
         if checkpoint.resume_scn is not None and not restart:
@@ -152,6 +169,14 @@ class SnapshotRunner:
         checkpoint = replace(checkpoint, resume_scn=resume)
         self._on_new_tables()
         return self._store.save(checkpoint)
+
+    def _never_landed(self, checkpoint: Checkpoint, table: TableDef) -> bool:
+        """A first start: not in the checkpoint and nothing in staging. A table whose staging
+        rows outlived the checkpoint (``checkpoint.json`` moved aside or restored) is read in
+        full: a reset marker alone would empty its replica."""
+        if table.qualified_name in checkpoint.tables:
+            return False
+        return self._writer.landed_rows(self._registry.staging_def(table)) == 0
 
     def _start_without_data(self, table: TableDef, scn: int) -> TableSnapshotState:
         """``no_data``: a reset marker at the handover SCN (whatever staging held before is

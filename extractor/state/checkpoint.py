@@ -33,7 +33,10 @@ LOG = logging.getLogger(__name__)
 CHECKPOINT_FILE: Final = "checkpoint.json"
 LOCK_FILE: Final = "checkpoint.lock"
 FORMAT_NAME: Final = "oracdc-checkpoint"
-FORMAT_VERSION: Final = 1
+# 2: tables waiting for a new snapshot stay listed as "pending" (1 removed them), and the
+# no_data / initial_only flags. Version 1 files are read (they hold neither).
+FORMAT_VERSION: Final = 2
+READABLE_VERSIONS: Final = (1, 2)
 
 SnapshotStatus = Literal["pending", "running", "done"]
 SNAPSHOT_STATUSES: Final[tuple[str, ...]] = get_args(SnapshotStatus)
@@ -46,7 +49,8 @@ class TableSnapshotState:
     ``resume_token`` is the source layer's opaque text naming the last landed chunk;
     ``added_at_scn`` the SCN at which the table joined replication. ``no_data``: the table
     started without snapshot rows (``snapshot_mode: no_data``): its replica holds what changed
-    since ``snapshot_scn``. ``pending``: the table was replicated and waits for a new snapshot
+    since ``snapshot_scn``. ``initial_only``: it was snapshotted under that mode and is not
+    streamed. ``pending``: the table was replicated and waits for a new snapshot
     (row-moving DDL, ``oracdc snapshot --force``, a redo gap under ``when_needed``).
     """
 
@@ -56,6 +60,7 @@ class TableSnapshotState:
     rows_landed: int = 0
     added_at_scn: int | None = None
     no_data: bool = False
+    initial_only: bool = False  # snapshotted under snapshot_mode initial_only: not streamed
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -65,6 +70,7 @@ class TableSnapshotState:
             "rows_landed": self.rows_landed,
             "added_at_scn": self.added_at_scn,
             **({"no_data": True} if self.no_data else {}),
+            **({"initial_only": True} if self.initial_only else {}),
         }
 
     @classmethod
@@ -80,6 +86,7 @@ class TableSnapshotState:
             rows_landed=_int(raw.get("rows_landed", 0)),
             added_at_scn=_optional_int(raw.get("added_at_scn")),
             no_data=raw.get("no_data") is True,
+            initial_only=raw.get("initial_only") is True,
         )
 
 
@@ -130,9 +137,9 @@ class Checkpoint:
         """Parse a checkpoint; raises ValueError / KeyError / TypeError on a bad document."""
         if raw.get("format") != FORMAT_NAME:
             raise ValueError(f"format is {raw.get('format')!r}, not {FORMAT_NAME!r}")
-        if raw.get("version") != FORMAT_VERSION:
+        if raw.get("version") not in READABLE_VERSIONS:
             raise ValueError(
-                f"format version {raw.get('version')!r} is not {FORMAT_VERSION} "
+                f"format version {raw.get('version')!r} is not one of {READABLE_VERSIONS} "
                 "(written by another oracdc version)"
             )
         last_commit = raw.get("last_commit")

@@ -174,12 +174,19 @@ def test_column_docs_give_oracle_type_and_nullability(tmp_path: Path) -> None:
     assert "Oracle NUMBER(6,0) NOT NULL" in str(columns["employee_id"]["description"])
 
 
-def test_staging_source_has_freshness_on_extracted_at(tmp_path: Path) -> None:
+def test_staging_source_freshness_is_the_later_of_extracted_at_and_the_heartbeat(
+    tmp_path: Path,
+) -> None:
     generate_project_files([EMPLOYEES], tmp_path)
     sources = _load_yaml(tmp_path / "models" / "staging" / "_sources.yml")
     (source,) = sources["sources"]  # type: ignore[misc]
-    assert source["config"]["loaded_at_field"] == "_extracted_at"
+    query = source["config"]["loaded_at_query"]
+    assert "max(_extracted_at) from {{ this }}" in query
+    assert "max(heartbeat_at) from {{ this.schema }}._oracdc_heartbeat" in query
+    assert "loaded_at_field" not in source["config"]  # dbt refuses both at one level
     assert set(source["config"]["freshness"]) == {"warn_after", "error_after"}
+    heartbeat = _source_table(tmp_path, "_oracdc_heartbeat")
+    assert heartbeat["config"] == {"loaded_at_field": "heartbeat_at"}  # type: ignore[index]
 
 
 def test_staging_op_accepts_exactly_the_four_operations(tmp_path: Path) -> None:

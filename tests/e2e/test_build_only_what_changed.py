@@ -6,12 +6,15 @@ make the next cycle build everything."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from extractor.config import OracdcConfig
 from extractor.errors import SimUsageError
+from extractor.lakehouse.dbt_runner import run_dbt
 from extractor.pipeline import sync
 from extractor.pipeline.runtime import open_runtime
 from extractor.pipeline.sync import CycleReport, dbt_settings, run_cycle
@@ -32,7 +35,10 @@ def test_each_cycle_builds_what_changed_and_the_replicas_equal_the_source(
 ) -> None:
     db = SimDatabase()
     WorkloadRunner(db, WorkloadSpec(tables=5, seed=31, interleave=4)).run(40)
-    config = sim_project(tmp_path, monkeypatch, REPLICA_SCHEMA, "build_what_changed_staging")
+    config = sim_project(
+        tmp_path, monkeypatch, REPLICA_SCHEMA, "build_what_changed_staging",
+        heartbeat_interval_seconds=0.001,  # a heartbeat after every pass
+    )  # fmt: skip
     selections: list[tuple[str, ...]] = []
     real_build = sync.run_dbt_build
 
@@ -72,6 +78,7 @@ def test_each_cycle_builds_what_changed_and_the_replicas_equal_the_source(
     assert selections[-1] == ("sim__customers+",)
     record = load_consolidated(config.data_dir)
     assert record["SIM.CUSTOMERS"].reason.startswith("new batches")
+    _quiet_tables_are_as_fresh_as_the_heartbeat(spark, config)
     assert record["SIM.ORDERS"].reason == "full build (first sync cycle)"
 
     model = tmp_path / "models" / "replica" / "sim__orders.sql"
@@ -93,6 +100,29 @@ def test_each_cycle_builds_what_changed_and_the_replicas_equal_the_source(
     assert everything.full_build and len(everything.built) == 5
     assert selections[-1] == ("path:models/replica+",)
     assert load_consolidated(config.data_dir)["SIM.ORDERS"].reason == "full build (asked: --all)"
+
+
+def _quiet_tables_are_as_fresh_as_the_heartbeat(spark: Any, config: OracdcConfig) -> None:
+    """``dbt source freshness``: ORDERS had no change in the last cycles, yet its freshness is
+    the last heartbeat's time, later than its last landed row; CUSTOMERS changed last."""
+    settings = dbt_settings(config)
+    result = run_dbt(["source", "freshness"], project_dir=settings.project_dir,
+                     profiles_dir=settings.profiles_dir, variables=settings.variables)  # fmt: skip
+    assert result.success, result.exception
+    loaded = {r.node.name: r.max_loaded_at for r in result.result.results}
+    schema = config.staging_schema
+    heartbeat = spark.sql(f"SELECT max(heartbeat_at) AS t FROM {schema}._oracdc_heartbeat")
+    orders_rows = spark.sql(f"SELECT max(_extracted_at) AS t FROM {schema}.sim__orders_log")
+    last_heartbeat, last_orders_row = heartbeat.collect()[0]["t"], orders_rows.collect()[0]["t"]
+    assert last_orders_row < last_heartbeat
+    assert _utc(loaded["sim__orders_log"]) == _utc(last_heartbeat)
+    assert _utc(loaded["_oracdc_heartbeat"]) == _utc(last_heartbeat)
+
+
+def _utc(moment: datetime) -> datetime:
+    """Spark returns session-local naive datetimes, dbt aware ones."""
+    return moment.astimezone(UTC).replace(microsecond=0) if moment.tzinfo else (
+        moment.astimezone().astimezone(UTC).replace(microsecond=0))  # fmt: skip
 
 
 def _delete_a_customer(db: SimDatabase) -> None:

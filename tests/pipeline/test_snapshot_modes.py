@@ -209,3 +209,79 @@ def test_taking_one_table_again_keeps_mining_from_the_old_position(tmp_path: Pat
         assert differences(_source(db, table), _replica(writer, table)) == []
     assert _ops(writer, A).count("r") == 3 + 5  # the first snapshot and the second
     assert _ops(writer, B).count("r") == 3
+
+
+def test_when_needed_reports_a_gap_a_new_snapshot_cannot_cure_without_looping(
+    tmp_path: Path,
+) -> None:
+    """A transaction begun before the gap is still open: a new snapshot's handover (the oldest
+    open transaction) lies inside the missing redo too. Reported at once; nothing is marked."""
+    db = _database()
+    config = _config(tmp_path, snapshot_mode="when_needed")
+    writer = MemoryStagingWriter(config.staging_schema)
+    _cycle(db, config, writer)
+    still_open = db.begin()
+    still_open.insert("APP", "A", {"ID": 100, "V": "open across the gap"})
+    _purge_the_redo_since_the_checkpoint(db)
+    with pytest.raises(SyncStepError, match="a new snapshot would not get past it") as raised:
+        _cycle(db, config, writer)
+    assert "end that transaction" in str(raised.value)
+    source = open_source({"kind": "sim", "database": db})
+    with open_extractor(config, source, None, writer=MemoryStagingWriter("t")) as extractor:
+        states = extractor.checkpoint.tables.values()
+    assert all(s.status == "done" for s in states)  # nothing was marked to be taken again
+    assert _ops(writer, A).count("t") == 1  # and nothing was snapshotted again
+
+
+def test_no_data_after_the_checkpoint_was_moved_aside_reads_the_table_in_full(
+    tmp_path: Path,
+) -> None:
+    """Its staging rows outlived the checkpoint: a reset marker alone would empty the replica."""
+    db = _database()
+    writer = MemoryStagingWriter("t_modes")
+    _cycle(db, _config(tmp_path), writer)
+    (tmp_path / "data" / "checkpoint.json").rename(tmp_path / "checkpoint.aside")
+    _write(db, update=1)
+    extractor = _cycle(db, _config(tmp_path, snapshot_mode="no_data"), writer)
+    for table in (A, B):
+        assert differences(_source(db, table), _replica(writer, table)) == []
+    assert not extractor.checkpoint.tables["APP.A"].no_data
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [("initial_only", "initial"), ("initial", "initial_only"), ("no_data", "initial")],
+)
+def test_a_table_whose_mode_changes_is_snapshotted_again(
+    tmp_path: Path, before: str, after: str
+) -> None:
+    db = _database()
+    writer = MemoryStagingWriter("t_modes")
+    _cycle(db, _config(tmp_path, snapshot_modes={"APP.B": before}), writer)
+    _write(db, inserts=range(4, 6), update=1)
+    _cycle(db, _config(tmp_path, snapshot_modes={"APP.B": before}), writer)
+    taken = _ops(writer, B).count("t")
+    extractor = _cycle(db, _config(tmp_path, snapshot_modes={"APP.B": after}), writer)
+    assert _ops(writer, B).count("t") == taken + 1  # a new snapshot's reset marker
+    assert differences(_source(db, B), _replica(writer, B)) == []
+    assert extractor.checkpoint.tables["APP.B"].initial_only == (after == "initial_only")
+    _write(db, update=5)
+    _cycle(db, _config(tmp_path, snapshot_modes={"APP.B": after}), writer)
+    assert _ops(writer, B).count("t") == taken + 1  # once only
+    if after != "initial_only":
+        assert differences(_source(db, B), _replica(writer, B)) == []
+
+
+def test_the_ddl_of_an_initial_only_table_is_not_applied(tmp_path: Path) -> None:
+    db = _database()
+    config = _config(tmp_path, snapshot_modes={"APP.B": "initial_only"})
+    writer = MemoryStagingWriter(config.staging_schema)
+    _cycle(db, config, writer)
+    db.add_column("APP", "B", ColumnDef("EXTRA", 3, "VARCHAR2", 5))
+    db.add_column("APP", "A", ColumnDef("EXTRA", 3, "VARCHAR2", 5))
+    _write(db, update=2)
+    _cycle(db, config, writer)
+    columns = {name: {c for c, _ in cols} for name, cols in writer._table_columns.items()}
+    b_log = next(cols for name, cols in columns.items() if name.endswith("app__b_log`"))
+    a_log = next(cols for name, cols in columns.items() if name.endswith("app__a_log`"))
+    assert "extra" in a_log and "extra" not in b_log

@@ -53,7 +53,7 @@ def test_file_is_versioned_json_with_redo_position_as_exact_text(tmp_path: Path)
 
     document = json.loads((tmp_path / "checkpoint.json").read_text())
     assert document["format"] == "oracdc-checkpoint"
-    assert document["version"] == 1
+    assert document["version"] == 2
     assert document["last_commit"] == {"commit_scn": 1_200, "redo_pos": str(BIG_REDO_POS)}
 
 
@@ -154,11 +154,25 @@ def test_corrupt_file_error_names_the_file_and_the_recovery(tmp_path: Path) -> N
 
 
 def test_file_of_another_format_version_is_refused(tmp_path: Path) -> None:
-    document = {**SAMPLE.to_json(), "version": 2}
+    document = {**SAMPLE.to_json(), "version": 3}
     (tmp_path / "checkpoint.json").write_text(json.dumps(document))
 
-    with pytest.raises(CheckpointCorruptError, match="version 2"):
+    with pytest.raises(CheckpointCorruptError, match="version 3"):
         CheckpointStore(tmp_path)
+
+
+def test_a_version_1_file_is_read(tmp_path: Path) -> None:
+    """As the previous release wrote it: no pending tables, no mode flags."""
+    (tmp_path / "checkpoint.json").write_text(
+        '{"format": "oracdc-checkpoint", "version": 1, "resume_scn": 90, "last_commit": null, '
+        '"mined_to_scn": 120, "next_batch_id": 4, "tables": {"HR.EMP": {"status": "done", '
+        '"snapshot_scn": 100, "resume_token": null, "rows_landed": 3, "added_at_scn": 100}}}'
+    )
+    with CheckpointStore(tmp_path) as store:
+        state = store.current.tables["HR.EMP"]
+    assert state.status == "done" and state.snapshot_scn == 100
+    assert not state.no_data and not state.initial_only
+    assert store.current.resume_scn == 90
 
 
 def test_unknown_snapshot_status_is_refused(tmp_path: Path) -> None:

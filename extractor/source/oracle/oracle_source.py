@@ -229,6 +229,19 @@ class OracleSource:
                 self._sleep(delay)
                 position.restart()
 
+    def check_redo_available(self, start_scn: int, end_scn: int) -> bool:
+        """MissingRedoLogError when the redo logs do not cover ``start_scn..end_scn``: the
+        check ``mine`` makes before it starts LogMiner, without starting it. False when it
+        cannot be made (mining inside a PDB, where LogMiner finds its own logs)."""
+        if not self._scope.add_logs:
+            return False
+        candidates = self._run(
+            "the redo log queries", lambda c: redo_logs.read_log_catalog(c, start_scn, end_scn)
+        )
+        threads = self._run("the V$THREAD query", redo_logs.read_threads)
+        redo_logs.select_logs(candidates, start_scn, end_scn, threads)
+        return True
+
     @contextmanager
     def _session(
         self, start_scn: int, end_scn: int, tables: Sequence[TableDef]
