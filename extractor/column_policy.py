@@ -21,9 +21,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Final, Literal, get_args
 
-from extractor.dictionary import ColumnDef, TableDef
+from extractor.dictionary import ColumnDef, TableDef, oracle_type_text
 from extractor.errors import ConfigError
 from extractor.keys import keyed_by_primary_key
+from extractor.number_choice import parse_number_choice, with_number_choices
+from extractor.spark_types import is_unbounded_number
 
 MaskKind = Literal["hash", "redact"]
 MASK_KINDS: Final[tuple[str, ...]] = get_args(MaskKind)
@@ -32,7 +34,7 @@ DEFAULT_SALT_ENV: Final = "ORACDC_MASK_SALT"
 MASKED_LENGTH: Final = 64
 
 _NAME_PATTERN = re.compile(r"^[A-Za-z0-9_$#*?]{1,128}$")
-_RULE_KEYS = frozenset({"include", "exclude", "mask"})
+_RULE_KEYS = frozenset({"include", "exclude", "mask", "number_as"})
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,8 @@ class ColumnRule:
     include: tuple[str, ...] | None = None
     exclude: tuple[str, ...] = ()
     masks: tuple[tuple[str, MaskKind], ...] = ()
+    # (column pattern, Spark type or None for STRING): number_as of unbounded NUMBER / FLOAT
+    number_as: tuple[tuple[str, str | None], ...] = ()
 
     @property
     def name(self) -> str:
@@ -65,6 +69,7 @@ class ColumnRules:
 
     rules: tuple[ColumnRule, ...] = ()
     salt_env: str = DEFAULT_SALT_ENV
+    number_as: str | None = None  # the global number_as (None: STRING)
 
     @property
     def hashes(self) -> bool:
@@ -161,6 +166,7 @@ def resolve_policy(rules: ColumnRules, table: TableDef) -> ColumnPolicy:
 
 def _refuse_unknown_columns(rule: ColumnRule, table: TableDef) -> None:
     named = [*(rule.include or ()), *rule.exclude, *(p for p, _ in rule.masks)]
+    named += [p for p, _ in rule.number_as]
     upper = {n.upper() for n in table.column_names}
     unknown = [n for n in named if not _is_pattern(n) and n not in upper]
     if unknown:
@@ -179,8 +185,10 @@ def _is_pattern(text: str) -> bool:
     return "*" in text or "?" in text
 
 
-def parse_column_rules(raw: Any, salt_env: Any, where: str) -> ColumnRules:
-    """The ``columns`` and ``mask_salt_env`` keys of oracdc.yml; ConfigError naming the key."""
+def parse_column_rules(raw: Any, salt_env: Any, where: str, number_as: Any = None) -> ColumnRules:
+    """The ``columns``, ``mask_salt_env`` and ``number_as`` keys of oracdc.yml; ConfigError
+    naming the key."""
+    default = None if number_as is None else parse_number_choice(number_as, f"{where}: number_as")
     env = DEFAULT_SALT_ENV if salt_env is None else salt_env
     if not isinstance(env, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", env):
         raise ConfigError(
@@ -188,14 +196,14 @@ def parse_column_rules(raw: Any, salt_env: Any, where: str) -> ColumnRules:
             fix=f"leave it out to use {DEFAULT_SALT_ENV}",
         )
     if raw is None:
-        return ColumnRules((), env)
+        return ColumnRules((), env, default)
     if not isinstance(raw, Mapping):
         raise ConfigError(
             f"{where}: columns must map OWNER.TABLE entries to include/exclude/mask",
             fix="e.g. columns: {HR.EMPLOYEES: {exclude: [SALARY], mask: {EMAIL: hash}}}",
         )
     rules = tuple(_rule(str(name), entry, where) for name, entry in raw.items())
-    return ColumnRules(rules, env)
+    return ColumnRules(rules, env, default)
 
 
 def _rule(name: str, raw: Any, where: str) -> ColumnRule:
@@ -220,6 +228,7 @@ def _rule(name: str, raw: Any, where: str) -> ColumnRule:
         raise ConfigError(f"{at}.include is empty", fix="list the columns that land")
     exclude = _names(raw.get("exclude", []), f"{at}.exclude")
     masks = _masks(raw.get("mask", {}), f"{at}.mask")
+    number_as = _number_choices(raw.get("number_as", {}), f"{at}.number_as")
     for pattern, _ in masks:
         dropped = _any(exclude, pattern) or (include is not None and not _any(include, pattern))
         if dropped and not _is_pattern(pattern):
@@ -227,7 +236,41 @@ def _rule(name: str, raw: Any, where: str) -> ColumnRule:
                 f"{at}: {pattern} is masked but does not land",
                 fix="an excluded column needs no mask: keep it in one of the two",
             )
-    return ColumnRule(owner.upper(), table.upper(), include, exclude, masks)
+    return ColumnRule(owner.upper(), table.upper(), include, exclude, masks, number_as)
+
+
+def _number_choices(raw: Any, at: str) -> tuple[tuple[str, str | None], ...]:
+    if not isinstance(raw, Mapping):
+        raise ConfigError(f"{at} must map columns to a type", fix="e.g. {AMOUNT: 'decimal(38,2)'}")
+    choices: list[tuple[str, str | None]] = []
+    for column, choice in raw.items():
+        (name,) = _names([column], at)
+        choices.append((name, parse_number_choice(choice, f"{at}.{column}")))
+    return tuple(choices)
+
+
+def typed(rules: ColumnRules, table: TableDef) -> TableDef:
+    """``table`` with the ``number_as`` choices of its entry and the global one applied
+    (``number_choice``); ConfigError when the entry names (without wildcards) a column that is
+    not an unbounded NUMBER or a FLOAT."""
+    matching = [r for r in rules.rules if r.matches_table(table.owner, table.name)]
+    per_column: dict[str, str | None] = {}
+    for rule in matching[:1]:  # two entries for one table are refused by resolve_policy
+        for pattern, choice in rule.number_as:
+            for column in table.columns:
+                if not _any((pattern,), column.name):
+                    continue
+                if not is_unbounded_number(column):
+                    if _is_pattern(pattern):
+                        continue
+                    raise ConfigError(
+                        f"columns entry {rule.name}: number_as applies to NUMBER without "
+                        f"precision and FLOAT; {table.qualified_name}.{column.name} is "
+                        f"{oracle_type_text(column)}",
+                        fix=f"take {column.name} out of number_as (its type is exact already)",
+                    )
+                per_column[column.name] = choice
+    return with_number_choices(table, rules.number_as, per_column)
 
 
 def _names(raw: Any, at: str) -> tuple[str, ...]:

@@ -147,6 +147,7 @@ _TOP_LEVEL_KEYS = {
     "exclude",
     "columns",
     "mask_salt_env",
+    "number_as",
     "data_dir",
     "staging_schema",
     "error_policy",
@@ -240,7 +241,9 @@ def config_from_mapping(
         )
     project_dir = dbt.get("project_dir")
     tables = _tables(raw.get("tables"), raw.get("exclude"), where)
-    columns = parse_column_rules(raw.get("columns"), raw.get("mask_salt_env"), where)
+    columns = parse_column_rules(
+        raw.get("columns"), raw.get("mask_salt_env"), where, raw.get("number_as")
+    )
     snapshot_modes = parse_snapshot_modes(
         raw.get("snapshot_mode"), raw.get("snapshot_modes"), str(source["kind"]), where
     )

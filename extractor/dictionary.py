@@ -34,6 +34,9 @@ class ColumnDef:
     data_precision: int | None = None
     data_scale: int | None = None
     nullable: bool = True
+    # The Spark type an unbounded NUMBER or a FLOAT lands as when the configuration chooses
+    # one (``number_as``): ``DOUBLE`` or ``DECIMAL(38,s)``; None: STRING. Not in the JSON.
+    landed_as: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -47,6 +47,18 @@ class DictionaryError(OracdcError, ValueError):
     """A dictionary entry that does not follow the contract."""
 
 
+class NumberChoiceError(OracdcError, ValueError):
+    """A value a column's ``number_as: decimal(38,s)`` cannot hold (more than 38-s digits before
+    the point): a change carrying one is quarantined, a snapshot meeting one fails."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(
+            message,
+            fix="choose a smaller scale, double or string for this column (number_as, "
+            "docs/types.md)",
+        )
+
+
 class UnsupportedTypeError(OracdcError, ValueError):
     """An Oracle type the product does not replicate (XMLTYPE, BFILE, object types...)."""
 

@@ -21,7 +21,8 @@ Every value lands losslessly (docs/types.md publishes this table):
 
 Plain NUMBER and FLOAT land as STRING because they hold up to 38-40 significant digits
 anywhere between 1e-130 and 1e126: any fixed DECIMAL(38,s) would round or overflow
-silently (spark issue 56738). Cast them in a dbt model once the data is profiled.
+silently (spark issue 56738). ``number_as`` in oracdc.yml chooses DOUBLE or DECIMAL(38,s)
+for them instead, knowing what each loses (``ColumnDef.landed_as``, docs/types.md).
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ DEFAULT_TIMESTAMP_PRECISION = 6
 def spark_type(column: ColumnDef) -> str:
     """The Spark SQL type (DDL spelling) a column of this Oracle type lands as."""
     data_type = column.data_type.upper().strip()
+    if column.landed_as is not None and is_unbounded_number(column):
+        return column.landed_as
     if data_type == "NUMBER":
         return _number_type(column.data_precision, column.data_scale)
     if data_type == "FLOAT":
@@ -85,3 +88,16 @@ def _number_type(precision: int | None, scale: int | None) -> str:
     if precision > SPARK_MAX_DECIMAL_PRECISION or scale > precision:
         return "STRING"
     return f"DECIMAL({precision},{scale})"
+
+
+def is_unbounded_number(column: ColumnDef) -> bool:
+    """A NUMBER without precision and scale, or a FLOAT: what ``number_as`` applies to."""
+    data_type = column.data_type.upper().strip()
+    plain = data_type == "NUMBER" and column.data_precision is None and column.data_scale is None
+    return plain or data_type == "FLOAT"
+
+
+def landed_decimal_scale(column: ColumnDef) -> int | None:
+    """The scale s of a column landing as DECIMAL(38,s) by ``number_as``, else None."""
+    match = re.fullmatch(r"DECIMAL\(38,(\d+)\)", column.landed_as or "")
+    return int(match.group(1)) if match and is_unbounded_number(column) else None

@@ -7,7 +7,9 @@ forms, so that a replica can be compared with its source value for value.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from decimal import Context, Decimal
+from decimal import ROUND_HALF_UP, Context, Decimal
+
+from extractor.errors import NumberChoiceError
 
 # Wide enough for any Oracle NUMBER (up to 40 significant digits, exponents -130..126).
 _EXACT = Context(prec=400)
@@ -22,6 +24,18 @@ def canonical_decimal_text(value: Decimal) -> str:
         return "0"
     text = format(value.normalize(_EXACT), "f")
     return text
+
+
+def rounded_to_scale(value: Decimal, scale: int) -> Decimal:
+    """``value`` rounded to ``scale`` decimals as Oracle's ``ROUND(n, scale)`` rounds (half
+    away from zero), for a column landing as DECIMAL(38,scale) by ``number_as``; ValueError
+    when it then has more than 38 digits (more than 38-scale before the point)."""
+    if not value.is_finite():
+        raise ValueError(f"not a finite number: {value}")
+    rounded = value.quantize(Decimal(1).scaleb(-scale), rounding=ROUND_HALF_UP, context=_EXACT)
+    if rounded.copy_abs() >= Decimal(10) ** (38 - scale):
+        raise NumberChoiceError(f"{value} does not fit DECIMAL(38,{scale}) (number_as)")
+    return rounded
 
 
 def interval_ym_text(total_months: int) -> str:

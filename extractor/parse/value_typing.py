@@ -30,12 +30,14 @@ from extractor.spark_types import (
     SPARK_MAX_TIMESTAMP_PRECISION,
     STRING_TYPES,
     TIMESTAMP_TYPE,
+    landed_decimal_scale,
     spark_type,
 )
 from extractor.values import (
     canonical_decimal_text,
     interval_ds_text,
     interval_ym_text,
+    rounded_to_scale,
     timestamp_text,
 )
 
@@ -169,6 +171,8 @@ def _fast_spec(column: ColumnDef, nls: NlsSettings) -> _Spec:
         return _FALLBACK_SPEC
     data_type = column.data_type.upper().strip()
     plain_numbers = int(nls.numeric_characters[:1] in ("", "."))
+    if column.landed_as is not None:
+        return _FALLBACK_SPEC  # number_as: the reference converter rounds or converts
     if data_type == "NUMBER":
         if spark == "STRING":
             return (_K_NUMBER_TEXT, plain_numbers, 0)
@@ -214,6 +218,11 @@ def _converter_or_none(column: ColumnDef) -> Converter | None:
 def _converter(column: ColumnDef) -> Converter:
     data_type = column.data_type.upper().strip()
     spark = spark_type(column)  # raises UnsupportedTypeError for types we do not replicate
+    scale = landed_decimal_scale(column)
+    if scale is not None:
+        return _rounding_converter(scale)
+    if data_type in ("NUMBER", "FLOAT") and spark == "DOUBLE":
+        return _number_to_double
     if data_type == "NUMBER":
         if spark == "STRING":
             return _to_number_text
@@ -325,6 +334,21 @@ def _decimal_converter(precision: int | None, scale: int) -> Converter:
         return quantized
 
     return to_decimal
+
+
+def _rounding_converter(scale: int) -> Converter:
+    """An unbounded NUMBER or FLOAT landing as DECIMAL(38,scale) (``number_as``): rounded
+    as Oracle's ROUND rounds; more than 38 digits is a ValueError (the row is quarantined)."""
+
+    def to_decimal(text: str, nls: NlsSettings) -> Decimal:
+        return rounded_to_scale(_decimal_text(text, nls), scale)
+
+    return to_decimal
+
+
+def _number_to_double(text: str, nls: NlsSettings) -> float:
+    """An unbounded NUMBER or FLOAT landing as DOUBLE (``number_as``): the nearest double."""
+    return float(_decimal_text(text, nls))
 
 
 def _binary_text(text: str, nls: NlsSettings) -> str:

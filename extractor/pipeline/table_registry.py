@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 
-from extractor.column_policy import ColumnPolicy, ColumnRules, resolve_policy
+from extractor.column_policy import ColumnPolicy, ColumnRules, resolve_policy, typed
 from extractor.config import TableSelection
 from extractor.dictionary import TableDef
 from extractor.errors import ConfigError
@@ -38,9 +38,10 @@ class TableRegistry:
         explicit = [(o, t) for o, t in self._selection.patterns if not _is_pattern(o + t)]
         patterns = [(o, t) for o, t in self._selection.patterns if _is_pattern(o + t)]
         listed = self._source.list_tables(patterns=patterns, names=explicit)
-        tables = [t for t in listed if self._selection.matches(t.owner, t.name)]  # exclude
+        tables = [
+            self._remember(t) for t in listed if self._selection.matches(t.owner, t.name)
+        ]  # less exclude
         for table in tables:
-            self._remember(table)
             self.policy(table)  # an entry that does not fit the table is refused here
         return tables
 
@@ -59,8 +60,7 @@ class TableRegistry:
             )
         except TableNotFoundError:
             return None
-        self._remember(found)
-        return found
+        return self._remember(found)
 
     def staging_def(self, table: TableDef) -> TableDef:
         """What lands for ``table``: its columns and those it lost since replication began,
@@ -91,7 +91,10 @@ class TableRegistry:
         """``table`` as ``verify`` compares it: without excluded and masked columns."""
         return self.policy(table).verified(table)
 
-    def _remember(self, table: TableDef) -> None:
+    def _remember(self, listed: TableDef) -> TableDef:
+        """Keep ``listed`` (as the source describes it) with its ``number_as`` choices applied;
+        returns what is kept."""
+        table = typed(self._columns, listed)
         key = (table.owner, table.name)
         previous = self._staging.get(key)
         before = self._current.get(key)
@@ -101,7 +104,7 @@ class TableRegistry:
         self._policies.pop(key, None)  # columns came or went: resolve the policy again
         if previous is None:
             self._staging[key] = table
-            return
+            return table
         dropped = tuple(c for c in previous.columns if not table.has_column(c.name))
         if dropped:
             LOG.info(
@@ -118,6 +121,7 @@ class TableRegistry:
             primary_key=table.primary_key,
             supplemental_logging=table.supplemental_logging,
         )
+        return table
 
     def _refuse_renamed_policy_columns(self, before: TableDef, after: TableDef) -> None:
         """ConfigError when an excluded or masked column left the table while a column came

@@ -34,6 +34,7 @@ from extractor.source.oracle.snapshot import (
     snapshot_statement,
 )
 from extractor.source.rowid_order import rowid_sort_key
+from extractor.spark_types import is_unbounded_number
 
 Row = tuple[Any, ...]
 _BIND = re.compile(r":([A-Za-z_][A-Za-z0-9_]*)")
@@ -514,8 +515,9 @@ class SimCursor:
         columns_text = text.replace(queries.qualified_name(table.owner, table.name), "")
         named = tuple(c for c in with_virtual.columns if f'"{c.name}"' in columns_text)
         for candidate in (table, with_virtual, dataclasses.replace(table, columns=named)):
-            if text == queries.normalise(statement(candidate)):
-                return candidate
+            for read_as in (candidate, _with_number_choices(candidate, columns_text)):
+                if text == queries.normalise(statement(read_as)):
+                    return read_as
         return None
 
     def _snapshot(self, match: re.Match[str], text: str, binds: Mapping[str, Any]) -> list[Row]:
@@ -757,3 +759,27 @@ def _digest_of(table: TableDef, *, flag: bool) -> str:
     from extractor.verify.source_digest import digest_statement
 
     return digest_statement(table, flag)
+
+
+_ROUND = re.compile(r"ROUND\(\"([^\"]+)\", (\d+)\)")
+
+
+def _with_number_choices(table: TableDef, text: str) -> TableDef:
+    """``table`` with the ``number_as`` choice each unbounded NUMBER / FLOAT column is read
+    under in ``text``: ``ROUND("C", s)`` (verify of DECIMAL(38,s)), ``TO_BINARY_DOUBLE("C")``
+    (verify of DOUBLE), or the column itself where the unchosen read is ``TO_CHAR`` (a
+    snapshot reads both choices alike: the driver's Decimal, converted by the client)."""
+    scales = {name: int(scale) for name, scale in _ROUND.findall(text)}
+    columns = []
+    for column in table.columns:
+        quoted = queries.quote_identifier(column.name)
+        landed_as = None
+        if is_unbounded_number(column):
+            if column.name in scales:
+                landed_as = f"DECIMAL(38,{scales[column.name]})"
+            else:
+                as_text = queries.EXPR_NUMBER_TEXT.format(column=quoted) in text
+                read_plain = f"TO_BINARY_DOUBLE({quoted})" in text or quoted in text
+                landed_as = None if as_text or not read_plain else "DOUBLE"
+        columns.append(dataclasses.replace(column, landed_as=landed_as))
+    return dataclasses.replace(table, columns=tuple(columns))

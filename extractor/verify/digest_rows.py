@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from extractor.dictionary import TableDef
 from extractor.keys import ROW_ID_KEY, consolidation_key
-from extractor.spark_types import spark_type
+from extractor.spark_types import landed_decimal_scale, spark_type
 from extractor.staging_contract import spark_column_name
 
 
@@ -30,6 +30,7 @@ class VerifyColumn:
     spark_name: str
     data_type: str
     spark_type: str
+    landed_scale: int | None = None  # number_as decimal(38,s): the source value rounded to s
 
 
 @dataclass(frozen=True)
@@ -42,9 +43,12 @@ class BucketRange:
 
 def value_columns(table: TableDef) -> tuple[VerifyColumn, ...]:
     return tuple(
-        VerifyColumn(c.name, spark_column_name(c.name), c.data_type.upper().strip(), spark_type(c))
+        VerifyColumn(
+            c.name, spark_column_name(c.name), c.data_type.upper().strip(), spark_type(c),
+            landed_decimal_scale(c),
+        )
         for c in table.columns
-    )
+    )  # fmt: skip
 
 
 def key_columns(table: TableDef) -> tuple[VerifyColumn, ...]:

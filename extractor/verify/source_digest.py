@@ -38,6 +38,10 @@ def text_expression(column: VerifyColumn) -> str:
     data_type = column.data_type
     if column.spark_type == "BINARY":
         return queries.VERIFY_TEXT_BINARY_KEY.format(column=quoted)
+    if column.landed_scale is not None:  # number_as decimal(38,s): the value rounded to s
+        return queries.VERIFY_TEXT_NUMBER.format(column=f"ROUND({quoted}, {column.landed_scale})")
+    if data_type in ("NUMBER", "FLOAT") and column.spark_type == "DOUBLE":
+        return queries.VERIFY_TEXT_DOUBLE.format(column=quoted)  # number_as double
     if data_type in ("NUMBER", "FLOAT"):
         return queries.VERIFY_TEXT_NUMBER.format(column=quoted)
     if data_type in ("BINARY_FLOAT", "BINARY_DOUBLE"):

@@ -40,13 +40,18 @@ import oracledb
 import pyarrow as pa
 
 from extractor.dictionary import ColumnDef, TableDef
-from extractor.errors import SnapshotTooOldError, TableNotFoundError
+from extractor.errors import NumberChoiceError, SnapshotTooOldError, TableNotFoundError
 from extractor.source.arrow_schema import snapshot_batch
 from extractor.source.oracle import queries
 from extractor.source.oracle.driver_errors import error_message, full_code, raise_unhandled
 from extractor.source.rowid_order import rowid_sort_key
-from extractor.spark_types import spark_type
-from extractor.values import canonical_decimal_text, interval_ds_text, interval_ym_text
+from extractor.spark_types import landed_decimal_scale, spark_type
+from extractor.values import (
+    canonical_decimal_text,
+    interval_ds_text,
+    interval_ym_text,
+    rounded_to_scale,
+)
 
 Converter = Callable[[Any], object]
 
@@ -150,6 +155,11 @@ def column_converter(column: ColumnDef) -> Converter:
     """Fetched value (of :func:`select_expression`) -> ``spark_types`` representation."""
     spark = spark_type(column)
     data_type = column.data_type.upper().strip()
+    scale = landed_decimal_scale(column)
+    if scale is not None:
+        return _rounding(column.name, scale)
+    if data_type in ("NUMBER", "FLOAT") and spark == "DOUBLE":
+        return lambda value: float(_decimal(value))  # number_as: double
     if data_type in ("NUMBER", "FLOAT"):
         return _number_text if spark == "STRING" else _decimal
     if spark == "TIMESTAMP":
@@ -281,6 +291,16 @@ def _raise_mapped(error: Exception, table: TableDef, scn: int) -> None:
     if code is None:
         raise error
     raise_unhandled(error, f"snapshot read of {name}")
+
+
+def _rounding(name: str, scale: int) -> Converter:
+    def rounded(value: Any) -> Decimal:
+        try:
+            return rounded_to_scale(_decimal(value), scale)
+        except NumberChoiceError as error:
+            raise NumberChoiceError(f"column {name}: {error}") from None
+
+    return rounded
 
 
 def _decimal(value: Any) -> Decimal:
