@@ -251,26 +251,45 @@ def _number_choices(raw: Any, at: str) -> tuple[tuple[str, str | None], ...]:
 
 def typed(rules: ColumnRules, table: TableDef) -> TableDef:
     """``table`` with the ``number_as`` choices of its entry and the global one applied
-    (``number_choice``); ConfigError when the entry names (without wildcards) a column that is
-    not an unbounded NUMBER or a FLOAT."""
+    (``number_choice``). Primary key columns and masked columns stay exact: a rounded key
+    would merge distinct rows, a masked column hashes the exact text. ConfigError when the
+    entry names (without wildcards) a column that is not an unbounded NUMBER or a FLOAT, or
+    one of those."""
     matching = [r for r in rules.rules if r.matches_table(table.owner, table.name)]
+    if not matching:
+        return with_number_choices(table, rules.number_as, {}, frozenset(table.primary_key))
+    rule = matching[0]  # two entries for one table are refused by resolve_policy
+    masked = {c.name for c in table.columns if any(_any((p,), c.name) for p, _ in rule.masks)}
+    keep = frozenset(masked | set(table.primary_key))
     per_column: dict[str, str | None] = {}
-    for rule in matching[:1]:  # two entries for one table are refused by resolve_policy
-        for pattern, choice in rule.number_as:
-            for column in table.columns:
-                if not _any((pattern,), column.name):
-                    continue
-                if not is_unbounded_number(column):
-                    if _is_pattern(pattern):
-                        continue
-                    raise ConfigError(
-                        f"columns entry {rule.name}: number_as applies to NUMBER without "
-                        f"precision and FLOAT; {table.qualified_name}.{column.name} is "
-                        f"{oracle_type_text(column)}",
-                        fix=f"take {column.name} out of number_as (its type is exact already)",
-                    )
-                per_column[column.name] = choice
-    return with_number_choices(table, rules.number_as, per_column)
+    for pattern, choice in rule.number_as:
+        for column in table.columns:
+            if not _any((pattern,), column.name):
+                continue
+            if _is_pattern(pattern) and (column.name in keep or not is_unbounded_number(column)):
+                continue
+            why = _number_as_refusal(column, keep, masked)
+            if why is not None:
+                raise ConfigError(
+                    f"columns entry {rule.name}: number_as of {table.qualified_name}."
+                    f"{column.name}: {why}",
+                    fix=f"take {column.name} out of number_as",
+                )
+            per_column[column.name] = choice
+    return with_number_choices(table, rules.number_as, per_column, keep)
+
+
+def _number_as_refusal(column: ColumnDef, keep: frozenset[str], masked: set[str]) -> str | None:
+    if column.name in masked:
+        return "a masked column hashes its exact text"
+    if column.name in keep:
+        return "a primary key column stays exact (a rounded key would merge distinct rows)"
+    if not is_unbounded_number(column):
+        return (
+            f"number_as applies to NUMBER without precision and FLOAT; it is "
+            f"{oracle_type_text(column)} (exact already)"
+        )
+    return None
 
 
 def _names(raw: Any, at: str) -> tuple[str, ...]:

@@ -39,13 +39,18 @@ def parse_number_choice(raw: Any, at: str) -> str | None:
 
 
 def with_number_choices(
-    table: TableDef, default: str | None, per_column: Mapping[str, str | None]
+    table: TableDef,
+    default: str | None,
+    per_column: Mapping[str, str | None],
+    keep: frozenset[str] = frozenset(),
 ) -> TableDef:
     """``table`` with ``landed_as`` set on its unbounded NUMBER / FLOAT columns: the column's
-    own choice, else ``default``."""
+    own choice, else ``default``; the columns in ``keep`` stay exact (STRING)."""
     if default is None and not per_column:
         return table
-    columns = tuple(_chosen(c, per_column.get(c.name, default)) for c in table.columns)
+    columns = tuple(
+        c if c.name in keep else _chosen(c, per_column.get(c.name, default)) for c in table.columns
+    )
     return table if columns == table.columns else replace(table, columns=columns)
 
 

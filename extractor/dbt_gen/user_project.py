@@ -78,6 +78,9 @@ tables:                             # OWNER.TABLE, wildcards * and ? allowed
 data_dir: data                      # checkpoint, spill files, embedded metastore + warehouse
 staging_schema: {staging_schema}
 error_policy: fail                  # fail | warn | skip, for rows that cannot be applied
+# snapshot_mode: initial            # no_data | initial_only | when_needed (docs/extraction.md)
+# number_as: string                 # plain NUMBER, FLOAT: double | decimal(38,s) (docs/types.md)
+# heartbeat_interval_seconds: 300   # 0: no heartbeat rows
 # mining: {{window_scns: 20000, poll_interval_seconds: 5}}
 # sync_interval_seconds: 60
 # spark: {{remote: sc://host:15002}}  # land through a Spark Connect server

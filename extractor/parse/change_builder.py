@@ -29,7 +29,12 @@ from typing import Literal
 
 from extractor.change_record import ChangeRecord, Operation
 from extractor.dictionary import TableDef
-from extractor.errors import AmbiguousRedoError, SnapshotTooOldError, TableNotFoundError
+from extractor.errors import (
+    AmbiguousRedoError,
+    NumberChoiceError,
+    SnapshotTooOldError,
+    TableNotFoundError,
+)
 from extractor.keys import keyed_by_primary_key
 from extractor.land.audit_records import QuarantinedChange
 from extractor.logminer_row import LogMinerRow, OperationCode
@@ -218,7 +223,7 @@ class ChangeBuilder:
                 why = resolve_by_row_as_of(
                     error.readings, table, self._nls, row.row_id, info.commit_scn, self._row_as_of
                 )
-            except (SnapshotTooOldError, TableNotFoundError) as read_error:
+            except (SnapshotTooOldError, TableNotFoundError, NumberChoiceError) as read_error:
                 why = f"the row cannot be read AS OF its SCN: {read_error}"
         if isinstance(why, str):
             changes.quarantined.append(_quarantine(row, f"{error.one_line()}; {why}"))

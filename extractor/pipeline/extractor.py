@@ -62,8 +62,8 @@ class Extractor:
         self._store = store
         self._config = config
         self._clock = clock or (lambda: datetime.now(UTC))
-        self._heartbeat_table_ready = False
         self._last_heartbeat: float | None = None  # time.monotonic() of the last one
+        self._last_heartbeat_scn = -1
         self._source = source
         self._gap_snapshots = 0  # when_needed snapshots since the last pass that mined
         self.writer = writer
@@ -144,18 +144,20 @@ class Extractor:
 
     def _heartbeat(self, result: StreamResult) -> None:
         """A heartbeat row after a pass, at most every ``heartbeat_interval_seconds``: tables
-        without changes stay fresh for ``dbt source freshness`` (docs/extraction.md)."""
-        if not self._heartbeat_table_ready:
-            self.writer.ensure_heartbeat_table()  # the sources' freshness query reads it
-            self._heartbeat_table_ready = True
+        without changes stay fresh for ``dbt source freshness`` (docs/extraction.md). None
+        when mining did not move since the last one (a stuck thread must not look fresh) or
+        a table waits for a snapshot (its changes are not landing)."""
         interval = self._config.heartbeat_interval_seconds
-        if not interval or result.mined_to_scn is None:
+        mined_to = result.mined_to_scn
+        if not interval or mined_to is None or mined_to <= self._last_heartbeat_scn:
             return
         now = time.monotonic()
         if self._last_heartbeat is not None and now - self._last_heartbeat < interval:
             return
-        self.writer.append_heartbeat(result.mined_to_scn, self._clock())
-        self._last_heartbeat = now
+        if self._snapshots.pending():
+            return
+        self.writer.append_heartbeat(mined_to, self._clock())
+        self._last_heartbeat, self._last_heartbeat_scn = now, mined_to
 
     def take_again(self, tables: list[TableDef], why: str) -> None:
         """Mark ``tables`` to be snapshotted again, in full, by the next ``snapshot()``."""
@@ -183,6 +185,7 @@ def open_extractor(
         if writer is None:
             writer = StagingWriter(spark, config.staging_schema, landing=config.spark_landing)
         store.continue_batch_ids_above(writer.max_batch_id())
+        writer.ensure_heartbeat_table()  # the generated sources' freshness query reads it
         extractor = Extractor(config, source, writer, store, **options)  # type: ignore[arg-type]
         try:
             yield extractor

@@ -17,8 +17,8 @@ from typing import Any
 
 from extractor.dictionary import ColumnDef
 from extractor.errors import ValueCodecError
-from extractor.spark_types import spark_type
-from extractor.values import canonical_decimal_text, timestamp_text
+from extractor.spark_types import landed_decimal_scale, spark_type
+from extractor.values import canonical_decimal_text, rounded_to_scale, timestamp_text
 
 _ISO = re.compile(
     r"^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?)?"
@@ -59,6 +59,11 @@ def decode_value(column: ColumnDef, raw: Any) -> object:
     spark = spark_type(column)
     if kind == "NUMBER":
         number = _decimal(raw)
+        scale = landed_decimal_scale(column)
+        if scale is not None:  # number_as decimal(38,s)
+            return rounded_to_scale(number, scale)
+        if spark == "DOUBLE":  # number_as double
+            return float(number)
         return canonical_decimal_text(number) if spark == "STRING" else number
     if kind == "BINARY":
         return _float(raw)
