@@ -57,6 +57,11 @@ class ColumnRule:
     def names_one_table(self) -> bool:
         return not _is_pattern(self.owner + self.table)
 
+    @property
+    def hides_values(self) -> bool:
+        """True when the entry keeps some values from landing (exclude, include, mask)."""
+        return self.include is not None or bool(self.exclude) or bool(self.masks)
+
     def matches_table(self, owner: str, table: str) -> bool:
         return fnmatch.fnmatchcase(owner.upper(), self.owner) and fnmatch.fnmatchcase(
             table.upper(), self.table

@@ -186,7 +186,7 @@ class Lander:
         """``error`` without its statement and reason when a ``columns`` entry names its table
         (by name: the table may be gone from the dictionary) or its table is not known by
         name (an unnamed object, while entries exist): their raw values never land."""
-        rules = self._config.columns.rules
+        rules = [rule for rule in self._config.columns.rules if rule.hides_values]
         if not rules:
             return error
         owner, name = error.owner or "", error.table_name or ""

@@ -300,3 +300,13 @@ def test_a_batch_that_fails_on_a_value_of_such_a_table_does_not_quote_it(
         lander.land_changes({("APP", "SCORES"): [bad]}, [], [])
     assert "withheld" in str(raised.value) and "secret-text" not in str(raised.value)
     assert raised.value.__cause__ is None and raised.value.__suppress_context__
+
+
+def test_an_entry_with_only_number_as_withholds_nothing(tmp_path: Path) -> None:
+    config = _config(tmp_path, {"APP.PEOPLE": {"number_as": {"*": "double"}}})
+    writer = MemoryStagingWriter(config.staging_schema)
+    statement = 'insert into "APP"."PEOPLE"("ID") values (\'1\')'
+    change = QuarantinedChange("APP", "PEOPLE", 5, "x", "r", 1, 1, "a reason", statement)
+    _lander(config, _database(), writer).land_changes({}, [change], [])
+    (row,) = writer.quarantined_rows()
+    assert row["sql_redo"] == statement and row["reason"] == "a reason"
