@@ -1,4 +1,5 @@
-"""``snapshot_mode`` / ``snapshot_modes`` in oracdc.yml, and what verify makes of the modes."""
+"""``snapshot_mode`` / ``snapshot_modes`` and ``heartbeat_interval_seconds`` in oracdc.yml, and what
+verify makes of the snapshot modes."""
 
 from __future__ import annotations
 
@@ -109,3 +110,17 @@ def test_a_checkpoint_keeps_the_mode_flags_and_writes_them_only_when_set() -> No
     old = TableSnapshotState("done", snapshot_scn=5).to_json()
     assert "no_data" not in old
     assert TableSnapshotState.from_json(old).no_data is False
+
+
+@pytest.mark.parametrize("value", ["-1", "soon", "true"])
+def test_a_bad_heartbeat_interval_is_refused(tmp_path: Path, value: str) -> None:
+    with pytest.raises(ConfigError, match="heartbeat_interval_seconds must be a non-negative"):
+        load_config(write(tmp_path, SIM + f"heartbeat_interval_seconds: {value}\n"))
+
+
+def test_the_heartbeat_interval_defaults_to_five_minutes_and_0_turns_it_off(
+    tmp_path: Path,
+) -> None:
+    assert load_config(write(tmp_path, SIM)).heartbeat_interval_seconds == 300
+    off = load_config(write(tmp_path, SIM + "heartbeat_interval_seconds: 0\n"))
+    assert off.heartbeat_interval_seconds == 0
