@@ -27,6 +27,7 @@ def replica_model_sql(table: TableDef) -> str:
         materialized='incremental',
         file_format=file_format,
         incremental_strategy=oracle_cdc.incremental_strategy_for(file_format),
+        tblproperties=oracle_cdc.replica_table_properties(file_format, {key}),
         partition_by=['_bucket'],
         unique_key={key},
         on_schema_change='append_new_columns',

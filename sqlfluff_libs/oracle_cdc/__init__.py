@@ -19,3 +19,7 @@ def incremental_strategy_for(file_format: str) -> str:
 
 def drop_emptied_buckets(*_args: Any, **_kwargs: Any) -> str:
     return ""
+
+
+def replica_table_properties(*_args: Any, **_kwargs: Any) -> None:
+    return None

@@ -6,6 +6,7 @@ SQL; the statement's clauses are checked against what the merge must do.
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
@@ -184,3 +185,33 @@ def test_merge_cuts_a_dropped_column_at_a_delete_and_keeps_it_for_updated_keys(
         2: ("new key", None, False),
         3: ("re-inserted", None, False),
     }
+
+
+MERGE_ON_READ = {
+    "delta": {"delta.enableDeletionVectors": "true"},
+    "iceberg": {
+        "format-version": "2",
+        "write.delete.mode": "merge-on-read",
+        "write.update.mode": "merge-on-read",
+        "write.merge.mode": "merge-on-read",
+    },
+    "hudi": {"type": "mor", "primaryKey": "id"},
+    "parquet": None,
+}
+
+
+@pytest.mark.parametrize("file_format", sorted(MERGE_ON_READ))
+def test_replicas_are_created_with_merge_on_read_table_properties(
+    project: Path, file_format: str
+) -> None:
+    """What dbt-spark puts in the replica's CREATE TABLE ... TBLPROPERTIES (its config, as
+    parsed); the var oracle_cdc__merge_on_read false keeps the formats' own defaults."""
+    for merge_on_read, expected in ((True, MERGE_ON_READ[file_format]), (False, None)):
+        variables = {"oracle_cdc__file_format": file_format,
+                     "oracle_cdc__merge_on_read": merge_on_read}  # fmt: skip
+        args = ["ls", "--select", "cdc__merged", "--resource-type", "model", "--output", "json"]
+        result = dbt(project, *args, "--output-keys", "config", variables=variables)
+        (line,) = result.result
+        config = json.loads(line)["config"]
+        assert config.get("tblproperties") == expected
+        assert config["file_format"] == file_format
