@@ -13,10 +13,15 @@ from typing import Any
 
 import pyarrow as pa
 
+from extractor.config import OracdcConfig
 from extractor.dictionary import TableDef
 from extractor.land.audit_records import ERRORS_TABLE
 from extractor.land.spark_sql import qualified_table
 from extractor.land.staging_writer import Columns, StagingWriter, _in_table_order
+from extractor.pipeline.extractor import Extractor, open_extractor
+from extractor.pipeline.sync import extract_and_land
+from extractor.sim.database import SimDatabase
+from extractor.source.factory import open_source
 
 
 class MemoryStagingWriter(StagingWriter):
@@ -78,3 +83,15 @@ class MemoryStagingWriter(StagingWriter):
 
     def _existing_columns(self, name: str) -> Columns:
         return self._table_columns.get(name, ())
+
+
+def extract_into_memory(
+    db: SimDatabase, config: OracdcConfig, writer: MemoryStagingWriter
+) -> Extractor:
+    """One extraction as a sync cycle makes it (snapshot, mine, land; no dbt) from the
+    simulated ``db`` into ``writer``, by the production extractor; returns the (closed)
+    extractor, whose checkpoint and registry stay readable."""
+    source = open_source({"kind": "sim", "database": db})
+    with open_extractor(config, source, None, writer=writer) as extractor:
+        extract_and_land(extractor, {})
+    return extractor

@@ -30,7 +30,7 @@ from extractor.pipeline.table_registry import TableRegistry
 from extractor.sim.database import SimDatabase
 from extractor.source.factory import open_source
 from extractor.state.checkpoint import CheckpointStore
-from tests.e2e.memory_staging import MemoryStagingWriter
+from tests.e2e.memory_staging import MemoryStagingWriter, extract_into_memory
 from tests.pipeline.reference_replica import consolidate
 
 SALT = "a-test-salt-of-enough-length"
@@ -91,12 +91,6 @@ def _database() -> SimDatabase:
     return db
 
 
-def _run(db: SimDatabase, config: OracdcConfig, writer: MemoryStagingWriter) -> None:
-    source = open_source({"kind": "sim", "database": db})
-    with open_extractor(config, source, None, writer=writer) as extractor:
-        extract_and_land(extractor, {})
-
-
 def _changes(db: SimDatabase) -> None:
     txn = db.begin()
     txn.update("APP", "PEOPLE", lambda row: row["ID"] == 2,
@@ -117,9 +111,9 @@ def landed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> MemoryStagingWrit
     )
     db = _database()
     writer = MemoryStagingWriter(config.staging_schema)
-    _run(db, config, writer)  # the snapshot
+    extract_into_memory(db, config, writer)  # the snapshot
     _changes(db)
-    _run(db, config, writer)  # the log
+    extract_into_memory(db, config, writer)  # the log
     return writer
 
 
@@ -188,12 +182,12 @@ def test_a_column_added_later_does_not_land_under_an_include_list(tmp_path: Path
     config = _config(tmp_path, {"APP.PEOPLE": {"include": ["ID", "NAME"]}})
     db = _database()
     writer = MemoryStagingWriter(config.staging_schema)
-    _run(db, config, writer)
+    extract_into_memory(db, config, writer)
     db.add_column("APP", "PEOPLE", ColumnDef("PHONE", 6, "VARCHAR2", 20))
     txn = db.begin()
     txn.insert("APP", "PEOPLE", {"ID": 4, "NAME": "di", "PHONE": "555-0100"})
     txn.commit()
-    _run(db, config, writer)
+    extract_into_memory(db, config, writer)
     rows = landed_people = writer.staged_rows(PEOPLE)
     assert {int(row["id"]) for row in landed_people if row["_op"] != "t"} == {1, 2, 4}
     assert all(set(row) & {"phone", "email", "ssn", "salary"} == set() for row in rows)
@@ -206,7 +200,7 @@ def test_a_hash_mask_without_a_salt_is_refused_before_anything_lands(
     config = _config(tmp_path, {"APP.PEOPLE": {"mask": {"EMAIL": "hash"}}})
     writer = MemoryStagingWriter(config.staging_schema)
     with pytest.raises(ConfigError, match="ORACDC_MASK_SALT is not set") as raised:
-        _run(_database(), config, writer)
+        extract_into_memory(_database(), config, writer)
     assert "secrets.token_hex" in (raised.value.fix or "")
     assert writer._batches == {}
 
@@ -218,7 +212,7 @@ def test_masking_a_primary_key_column_is_refused_when_the_table_is_resolved(
     config = _config(tmp_path, {"APP.PEOPLE": {"mask": {"ID": "hash"}}})
     writer = MemoryStagingWriter(config.staging_schema)
     with pytest.raises(SyncStepError, match=re.escape("ID is a primary key column of APP.PEOPLE")):
-        _run(_database(), config, writer)
+        extract_into_memory(_database(), config, writer)
     assert writer._batches == {}
 
 
@@ -226,11 +220,11 @@ def test_a_column_excluded_later_keeps_its_landed_values(tmp_path: Path) -> None
     """Full images turn partial once the column no longer lands: the replica keeps SALARY."""
     db = _database()
     writer = MemoryStagingWriter("t_columns")
-    _run(db, _config(tmp_path, {}), writer)
+    extract_into_memory(db, _config(tmp_path, {}), writer)
     txn = db.begin()
     txn.update("APP", "PEOPLE", lambda row: row["ID"] == 1, {"NAME": "anne"})
     txn.commit()
-    _run(db, _config(tmp_path, {"APP.PEOPLE": {"exclude": ["SALARY"]}}), writer)
+    extract_into_memory(db, _config(tmp_path, {"APP.PEOPLE": {"exclude": ["SALARY"]}}), writer)
     replica = consolidate(PEOPLE, writer.staged_rows(PEOPLE))
     assert replica[(Decimal(1),)]["name"] == "anne"
     assert replica[(Decimal(1),)]["salary"] == Decimal("4321.50")
@@ -257,7 +251,7 @@ def test_a_renamed_masked_column_stops_the_stream_before_its_raw_values_land(
     assert "name E_MAIL in the table's columns entry" in (raised.value.fix or "")
     # a new process: the entry names a column the table no longer has
     with pytest.raises(SyncStepError, match=r"has no column EMAIL \(misspelt, dropped or renamed"):
-        _run(db, config, writer)
+        extract_into_memory(db, config, writer)
     assert "eve@example.com" not in repr(writer._batches)
 
 

@@ -21,7 +21,7 @@ from extractor.pipeline.sync import extract_and_land
 from extractor.sim.database import SimDatabase
 from extractor.source.factory import open_source
 from extractor.verify.source_digest import SourceDigests, digest_statement
-from tests.e2e.memory_staging import MemoryStagingWriter
+from tests.e2e.memory_staging import MemoryStagingWriter, extract_into_memory
 from tests.pipeline.reference_replica import consolidate
 
 T = TableDef(
@@ -57,12 +57,6 @@ def _database() -> SimDatabase:
     return db
 
 
-def _run(db: SimDatabase, config: OracdcConfig, writer: MemoryStagingWriter) -> None:
-    source = open_source({"kind": "sim", "database": db})
-    with open_extractor(config, source, None, writer=writer) as extractor:
-        extract_and_land(extractor, {})
-
-
 CHOICES = {
     "number_as": "double",
     "columns": {"APP.MEASURES": {"number_as": {"AMOUNT": "decimal(38,2)"}}},
@@ -73,13 +67,13 @@ def test_the_choices_land_from_the_snapshot_and_the_log_alike(tmp_path: Path) ->
     db = _database()
     config = _config(tmp_path, **CHOICES)
     writer = MemoryStagingWriter(config.staging_schema)
-    _run(db, config, writer)
+    extract_into_memory(db, config, writer)
     txn = db.begin()
     txn.insert("APP", "MEASURES", {"ID": 3, "AMOUNT": Decimal("12.345"), "RATIO": Decimal("0.1"),
                                    "QTY": Decimal("2")})  # fmt: skip
     txn.update("APP", "MEASURES", lambda row: row["ID"] == 2, {"AMOUNT": Decimal("7.125")})
     txn.commit()
-    _run(db, config, writer)
+    extract_into_memory(db, config, writer)
 
     columns = dict(writer._table_columns[writer.staging_table(T)])
     assert columns["amount"] == "DECIMAL(38,2)" and columns["ratio"] == "DOUBLE"
@@ -96,7 +90,7 @@ def test_by_default_they_land_as_exact_text(tmp_path: Path) -> None:
     db = _database()
     config = _config(tmp_path)
     writer = MemoryStagingWriter(config.staging_schema)
-    _run(db, config, writer)
+    extract_into_memory(db, config, writer)
     replica = {int(k[0]): v for k, v in consolidate(T, writer.staged_rows(T)).items()}
     assert replica[1]["amount"] == "12.345" and replica[2]["amount"] == "-0.005"
 
@@ -105,12 +99,12 @@ def test_a_value_decimal_38_s_cannot_hold_is_quarantined(tmp_path: Path) -> None
     db = _database()
     config = _config(tmp_path, number_as="decimal(38,30)")
     writer = MemoryStagingWriter(config.staging_schema)
-    _run(db, config, writer)
+    extract_into_memory(db, config, writer)
     txn = db.begin()
     txn.insert("APP", "MEASURES", {"ID": 4, "AMOUNT": Decimal("123456789"), "RATIO": None,
                                    "QTY": None})  # fmt: skip
     txn.commit()
-    _run(db, config, writer)
+    extract_into_memory(db, config, writer)
     (quarantined,) = writer.quarantined_rows()
     assert "does not fit DECIMAL(38,30)" in quarantined["reason"]
     assert 4 not in {int(r["id"]) for r in writer.staged_rows(T) if r["id"] is not None}
@@ -169,7 +163,7 @@ def test_a_bad_choice_is_refused_in_one_line(
 def test_a_choice_for_a_column_of_an_exact_type_is_refused(tmp_path: Path) -> None:
     config = _config(tmp_path, columns={"APP.MEASURES": {"number_as": {"QTY": "double"}}})
     with pytest.raises(SyncStepError, match=r"APP.MEASURES.QTY: .* it is NUMBER\(10,2\)"):
-        _run(_database(), config, MemoryStagingWriter(config.staging_schema))
+        extract_into_memory(_database(), config, MemoryStagingWriter(config.staging_schema))
 
 
 def test_a_snapshot_meeting_a_value_decimal_38_s_cannot_hold_fails_with_the_reason(
@@ -183,7 +177,7 @@ def test_a_snapshot_meeting_a_value_decimal_38_s_cannot_hold_fails_with_the_reas
     config = _config(tmp_path, number_as="decimal(38,30)")
     writer = MemoryStagingWriter(config.staging_schema)
     with pytest.raises(SyncStepError, match=r"does not fit DECIMAL\(38,30\)") as raised:
-        _run(db, config, writer)
+        extract_into_memory(db, config, writer)
     assert "number_as" in (raised.value.fix or "")
     assert writer.staged_rows(T) == []
 
@@ -206,7 +200,7 @@ def test_key_and_masked_columns_stay_exact_under_a_global_choice(
     config = _config(tmp_path, number_as="double",
                      columns={"APP.BIG": {"mask": {"SECRET": "hash"}}})  # fmt: skip
     writer = MemoryStagingWriter(config.staging_schema)
-    _run(db, config, writer)
+    extract_into_memory(db, config, writer)
     replica = consolidate(keyed, writer.staged_rows(keyed))
     assert sorted(k[0] for k in replica) == [str(2**53), str(2**53 + 1)]  # two rows, exact keys
     assert {v["v"] for v in replica.values()} == {float(2**53)}  # the other column is a double
@@ -218,7 +212,7 @@ def test_key_and_masked_columns_stay_exact_under_a_global_choice(
         entry = {"mask": {"SECRET": "hash"}, "number_as": {named: "double"}}
         refused = _config(tmp_path, columns={"APP.BIG": entry})
         with pytest.raises(SyncStepError, match=why):
-            _run(db, refused, MemoryStagingWriter(config.staging_schema))
+            extract_into_memory(db, refused, MemoryStagingWriter(config.staging_schema))
 
 
 def test_a_replay_bundle_lands_the_choices_too(tmp_path: Path) -> None:

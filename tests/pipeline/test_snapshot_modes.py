@@ -14,12 +14,12 @@ import pytest
 from extractor.config import OracdcConfig, config_from_mapping
 from extractor.dictionary import ColumnDef, TableDef
 from extractor.errors import MissingRedoLogError, SyncStepError
-from extractor.pipeline.extractor import Extractor, open_extractor
+from extractor.pipeline.extractor import open_extractor
 from extractor.pipeline.sync import extract_and_land
 from extractor.sim.database import SimDatabase
 from extractor.source.factory import open_source
 from extractor.state.checkpoint import TableSnapshotState
-from tests.e2e.memory_staging import MemoryStagingWriter
+from tests.e2e.memory_staging import MemoryStagingWriter, extract_into_memory
 from tests.pipeline.reference_replica import consolidate, differences, truth_by_key
 
 
@@ -66,13 +66,6 @@ def _write(db: SimDatabase, *, inserts: range = range(0), update: int | None = N
     txn.commit()
 
 
-def _cycle(db: SimDatabase, config: OracdcConfig, writer: MemoryStagingWriter) -> Extractor:
-    source = open_source({"kind": "sim", "database": db})
-    with open_extractor(config, source, None, writer=writer) as extractor:
-        extract_and_land(extractor, {})
-    return extractor
-
-
 def _replica(writer: MemoryStagingWriter, table: TableDef) -> dict[Any, Any]:
     return consolidate(table, writer.staged_rows(table))
 
@@ -89,14 +82,14 @@ def test_no_data_lands_only_a_reset_marker_then_streams(tmp_path: Path) -> None:
     db = _database()
     config = _config(tmp_path, snapshot_modes={"APP.A": "no_data"})
     writer = MemoryStagingWriter(config.staging_schema)
-    extractor = _cycle(db, config, writer)
+    extractor = extract_into_memory(db, config, writer)
     assert _ops(writer, A) == ["t"]
     assert _ops(writer, B) == ["r", "r", "r", "t"]  # the default mode, initial
     state = extractor.checkpoint.tables["APP.A"]
     assert state.status == "done" and state.no_data and state.rows_landed == 0
 
     _write(db, inserts=range(4, 5), update=2)
-    _cycle(db, config, writer)
+    extract_into_memory(db, config, writer)
     # only what changed since the start: the new row, and the updated one (a full image)
     assert sorted(int(k[0]) for k in _replica(writer, A)) == [2, 4]
     assert differences(_source(db, B), _replica(writer, B)) == []
@@ -106,10 +99,10 @@ def test_a_no_data_table_taken_again_is_read_in_full(tmp_path: Path) -> None:
     db = _database()
     config = _config(tmp_path, snapshot_modes={"APP.A": "no_data"})
     writer = MemoryStagingWriter(config.staging_schema)
-    extractor = _cycle(db, config, writer)
+    extractor = extract_into_memory(db, config, writer)
     db.move_rows("APP", "A")  # row-moving DDL: the table must be snapshotted again
     _write(db, update=3)
-    extractor = _cycle(db, config, writer)
+    extractor = extract_into_memory(db, config, writer)
     assert differences(_source(db, A), _replica(writer, A)) == []
     assert not extractor.checkpoint.tables["APP.A"].no_data
 
@@ -118,10 +111,10 @@ def test_initial_only_snapshots_and_never_streams(tmp_path: Path) -> None:
     db = _database()
     config = _config(tmp_path, snapshot_modes={"APP.B": "initial_only"})
     writer = MemoryStagingWriter(config.staging_schema)
-    _cycle(db, config, writer)
+    extract_into_memory(db, config, writer)
     snapshot = _source(db, B)
     _write(db, inserts=range(4, 6), update=1)
-    _cycle(db, config, writer)
+    extract_into_memory(db, config, writer)
     assert differences(snapshot, _replica(writer, B)) == []
     assert _ops(writer, B) == ["r", "r", "r", "t"]
     assert differences(_source(db, A), _replica(writer, A)) == []
@@ -131,9 +124,9 @@ def test_only_initial_only_tables_mine_nothing_and_fail_nothing(tmp_path: Path) 
     db = _database()
     config = _config(tmp_path, snapshot_mode="initial_only")
     writer = MemoryStagingWriter(config.staging_schema)
-    _cycle(db, config, writer)
+    extract_into_memory(db, config, writer)
     _write(db, inserts=range(4, 5))
-    extractor = _cycle(db, config, writer)
+    extractor = extract_into_memory(db, config, writer)
     assert extractor.checkpoint.mined_to_scn is None
     assert len(writer.staged_rows(A)) == 4  # three rows and the reset marker
 
@@ -154,10 +147,10 @@ def test_a_redo_gap_stops_an_initial_table_with_the_fix(tmp_path: Path) -> None:
     db = _database()
     config = _config(tmp_path)
     writer = MemoryStagingWriter(config.staging_schema)
-    _cycle(db, config, writer)
+    extract_into_memory(db, config, writer)
     _purge_the_redo_since_the_checkpoint(db)
     with pytest.raises(SyncStepError) as raised:
-        _cycle(db, config, writer)
+        extract_into_memory(db, config, writer)
     assert isinstance(raised.value.__cause__, MissingRedoLogError)
     assert "when_needed" in (raised.value.fix or "")
 
@@ -166,10 +159,10 @@ def test_when_needed_snapshots_again_after_a_redo_gap_and_stays_exact(tmp_path: 
     db = _database()
     config = _config(tmp_path, snapshot_mode="when_needed")
     writer = MemoryStagingWriter(config.staging_schema)
-    _cycle(db, config, writer)
+    extract_into_memory(db, config, writer)
     gap_from = db.current_scn()
     oldest_redo = _purge_the_redo_since_the_checkpoint(db)
-    extractor = _cycle(db, config, writer)  # no error: taken again, then streamed
+    extractor = extract_into_memory(db, config, writer)  # no error: taken again, then streamed
     resumed = extractor.checkpoint.resume_scn
     assert resumed is not None and resumed >= oldest_redo > gap_from  # past the gap
     assert all(s.status == "done" for s in extractor.checkpoint.tables.values())
@@ -177,7 +170,7 @@ def test_when_needed_snapshots_again_after_a_redo_gap_and_stays_exact(tmp_path: 
         assert differences(_source(db, table), _replica(writer, table)) == []
         assert _ops(writer, table).count("t") == 2  # the first snapshot's marker and the new one
     _write(db, inserts=range(20, 21), update=11)
-    _cycle(db, config, writer)
+    extract_into_memory(db, config, writer)
     for table in (A, B):
         assert differences(_source(db, table), _replica(writer, table)) == []
         assert _ops(writer, table).count("t") == 2  # streamed, not snapshotted again
@@ -187,10 +180,10 @@ def test_when_needed_on_some_tables_only_does_not_jump_the_gap(tmp_path: Path) -
     db = _database()
     config = _config(tmp_path, snapshot_modes={"APP.A": "when_needed"})
     writer = MemoryStagingWriter(config.staging_schema)
-    _cycle(db, config, writer)
+    extract_into_memory(db, config, writer)
     _purge_the_redo_since_the_checkpoint(db)
     with pytest.raises(SyncStepError, match="is not available"):
-        _cycle(db, config, writer)  # B (initial) would lose the changes in the gap
+        extract_into_memory(db, config, writer)  # B (initial) would lose the changes in the gap
 
 
 def test_taking_one_table_again_keeps_mining_from_the_old_position(tmp_path: Path) -> None:
@@ -198,7 +191,7 @@ def test_taking_one_table_again_keeps_mining_from_the_old_position(tmp_path: Pat
     db = _database()
     config = _config(tmp_path)
     writer = MemoryStagingWriter(config.staging_schema)
-    _cycle(db, config, writer)
+    extract_into_memory(db, config, writer)
     _write(db, inserts=range(4, 6), update=1)
     source = open_source({"kind": "sim", "database": db})
     with open_extractor(config, source, None, writer=writer) as extractor:
@@ -219,12 +212,12 @@ def test_when_needed_reports_a_gap_a_new_snapshot_cannot_cure_without_looping(
     db = _database()
     config = _config(tmp_path, snapshot_mode="when_needed")
     writer = MemoryStagingWriter(config.staging_schema)
-    _cycle(db, config, writer)
+    extract_into_memory(db, config, writer)
     still_open = db.begin()
     still_open.insert("APP", "A", {"ID": 100, "V": "open across the gap"})
     _purge_the_redo_since_the_checkpoint(db)
     with pytest.raises(SyncStepError, match="a new snapshot would not get past it") as raised:
-        _cycle(db, config, writer)
+        extract_into_memory(db, config, writer)
     assert "end that transaction" in str(raised.value)
     source = open_source({"kind": "sim", "database": db})
     with open_extractor(config, source, None, writer=MemoryStagingWriter("t")) as extractor:
@@ -239,10 +232,10 @@ def test_no_data_after_the_checkpoint_was_moved_aside_reads_the_table_in_full(
     """Its staging rows outlived the checkpoint: a reset marker alone would empty the replica."""
     db = _database()
     writer = MemoryStagingWriter("t_modes")
-    _cycle(db, _config(tmp_path), writer)
+    extract_into_memory(db, _config(tmp_path), writer)
     (tmp_path / "data" / "checkpoint.json").rename(tmp_path / "checkpoint.aside")
     _write(db, update=1)
-    extractor = _cycle(db, _config(tmp_path, snapshot_mode="no_data"), writer)
+    extractor = extract_into_memory(db, _config(tmp_path, snapshot_mode="no_data"), writer)
     for table in (A, B):
         assert differences(_source(db, table), _replica(writer, table)) == []
     assert not extractor.checkpoint.tables["APP.A"].no_data
@@ -257,16 +250,16 @@ def test_a_table_whose_mode_changes_is_snapshotted_again(
 ) -> None:
     db = _database()
     writer = MemoryStagingWriter("t_modes")
-    _cycle(db, _config(tmp_path, snapshot_modes={"APP.B": before}), writer)
+    extract_into_memory(db, _config(tmp_path, snapshot_modes={"APP.B": before}), writer)
     _write(db, inserts=range(4, 6), update=1)
-    _cycle(db, _config(tmp_path, snapshot_modes={"APP.B": before}), writer)
+    extract_into_memory(db, _config(tmp_path, snapshot_modes={"APP.B": before}), writer)
     taken = _ops(writer, B).count("t")
-    extractor = _cycle(db, _config(tmp_path, snapshot_modes={"APP.B": after}), writer)
+    extractor = extract_into_memory(db, _config(tmp_path, snapshot_modes={"APP.B": after}), writer)
     assert _ops(writer, B).count("t") == taken + 1  # a new snapshot's reset marker
     assert differences(_source(db, B), _replica(writer, B)) == []
     assert extractor.checkpoint.tables["APP.B"].initial_only == (after == "initial_only")
     _write(db, update=5)
-    _cycle(db, _config(tmp_path, snapshot_modes={"APP.B": after}), writer)
+    extract_into_memory(db, _config(tmp_path, snapshot_modes={"APP.B": after}), writer)
     assert _ops(writer, B).count("t") == taken + 1  # once only
     if after != "initial_only":
         assert differences(_source(db, B), _replica(writer, B)) == []
@@ -276,11 +269,11 @@ def test_the_ddl_of_an_initial_only_table_is_not_applied(tmp_path: Path) -> None
     db = _database()
     config = _config(tmp_path, snapshot_modes={"APP.B": "initial_only"})
     writer = MemoryStagingWriter(config.staging_schema)
-    _cycle(db, config, writer)
+    extract_into_memory(db, config, writer)
     db.add_column("APP", "B", ColumnDef("EXTRA", 3, "VARCHAR2", 5))
     db.add_column("APP", "A", ColumnDef("EXTRA", 3, "VARCHAR2", 5))
     _write(db, update=2)
-    _cycle(db, config, writer)
+    extract_into_memory(db, config, writer)
     columns = {name: {c for c, _ in cols} for name, cols in writer._table_columns.items()}
     b_log = next(cols for name, cols in columns.items() if name.endswith("app__b_log`"))
     a_log = next(cols for name, cols in columns.items() if name.endswith("app__a_log`"))
