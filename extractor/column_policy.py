@@ -15,15 +15,15 @@ Primary key columns can be neither excluded nor masked: they identify the replic
 
 from __future__ import annotations
 
-import fnmatch
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Final, Literal, get_args
 
 from extractor.dictionary import ColumnDef, TableDef, oracle_type_text
 from extractor.errors import ConfigError
 from extractor.keys import keyed_by_primary_key
+from extractor.name_patterns import is_pattern, name_matches, table_matches
 from extractor.number_choice import parse_number_choice, with_number_choices
 from extractor.spark_types import is_unbounded_number
 
@@ -55,7 +55,7 @@ class ColumnRule:
 
     @property
     def names_one_table(self) -> bool:
-        return not _is_pattern(self.owner + self.table)
+        return not is_pattern(self.owner + self.table)
 
     @property
     def hides_values(self) -> bool:
@@ -63,9 +63,7 @@ class ColumnRule:
         return self.include is not None or bool(self.exclude) or bool(self.masks)
 
     def matches_table(self, owner: str, table: str) -> bool:
-        return fnmatch.fnmatchcase(owner.upper(), self.owner) and fnmatch.fnmatchcase(
-            table.upper(), self.table
-        )
+        return table_matches(self.owner, self.table, owner, table)
 
 
 @dataclass(frozen=True)
@@ -98,25 +96,27 @@ class ColumnPolicy:
         source table's (a table keyed by ROWID for its LOB columns stays so without them)."""
         if not self.excluded:
             return table
-        kept = tuple(c for c in table.columns if c.name not in self.excluded)
-        return replace(table, columns=kept, keyed_by_rowid=not keyed_by_primary_key(table))
+        return _reshaped(table, (c for c in table.columns if c.name not in self.excluded))
 
     def landed(self, table: TableDef) -> TableDef:
         """What lands: ``kept`` with each masked column as a string of ``MASKED_LENGTH``."""
         kept = self.kept(table)
         if not self.masks:
             return kept
-        masked = tuple(_masked(c) if c.name in self.masks else c for c in kept.columns)
-        return replace(kept, columns=masked, keyed_by_rowid=not keyed_by_primary_key(table))
+        return _reshaped(table, (_masked(c) if c.name in self.masks else c for c in kept.columns))
 
     def verified(self, table: TableDef) -> TableDef:
         """What ``verify`` compares: ``kept`` without the masked columns."""
-        kept = self.kept(table)
-        compared = tuple(c for c in kept.columns if c.name not in self.masks)
-        return replace(kept, columns=compared, keyed_by_rowid=not keyed_by_primary_key(table))
+        return _reshaped(table, (c for c in self.kept(table).columns if c.name not in self.masks))
 
 
 PLAIN: Final = ColumnPolicy()
+
+
+def _reshaped(source: TableDef, columns: Iterable[ColumnDef]) -> TableDef:
+    """``source`` with other columns; its key stays the source table's (a table keyed by ROWID
+    for its LOB columns stays so without them)."""
+    return replace(source, columns=tuple(columns), keyed_by_rowid=not keyed_by_primary_key(source))
 
 
 def _masked(column: ColumnDef) -> ColumnDef:
@@ -173,7 +173,7 @@ def _refuse_unknown_columns(rule: ColumnRule, table: TableDef) -> None:
     named = [*(rule.include or ()), *rule.exclude, *(p for p, _ in rule.masks)]
     named += [p for p, _ in rule.number_as]
     upper = {n.upper() for n in table.column_names}
-    unknown = [n for n in named if not _is_pattern(n) and n not in upper]
+    unknown = [n for n in named if not is_pattern(n) and n not in upper]
     if unknown:
         raise ConfigError(
             f"columns entry {rule.name}: {table.qualified_name} has no column "
@@ -183,11 +183,7 @@ def _refuse_unknown_columns(rule: ColumnRule, table: TableDef) -> None:
 
 
 def _any(patterns: tuple[str, ...], column: str) -> bool:
-    return any(fnmatch.fnmatchcase(column.upper(), p) for p in patterns)
-
-
-def _is_pattern(text: str) -> bool:
-    return "*" in text or "?" in text
+    return name_matches(patterns, column)
 
 
 def parse_column_rules(raw: Any, salt_env: Any, where: str, number_as: Any = None) -> ColumnRules:
@@ -236,7 +232,7 @@ def _rule(name: str, raw: Any, where: str) -> ColumnRule:
     number_as = _number_choices(raw.get("number_as", {}), f"{at}.number_as")
     for pattern, _ in masks:
         dropped = _any(exclude, pattern) or (include is not None and not _any(include, pattern))
-        if dropped and not _is_pattern(pattern):
+        if dropped and not is_pattern(pattern):
             raise ConfigError(
                 f"{at}: {pattern} is masked but does not land",
                 fix="an excluded column needs no mask: keep it in one of the two",
@@ -271,7 +267,7 @@ def typed(rules: ColumnRules, table: TableDef) -> TableDef:
         for column in table.columns:
             if not _any((pattern,), column.name):
                 continue
-            if _is_pattern(pattern) and (column.name in keep or not is_unbounded_number(column)):
+            if is_pattern(pattern) and (column.name in keep or not is_unbounded_number(column)):
                 continue
             why = _number_as_refusal(column, keep, masked)
             if why is not None:

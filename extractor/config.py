@@ -8,7 +8,6 @@ key is refused.
 
 from __future__ import annotations
 
-import fnmatch
 import functools
 import re
 from collections.abc import Mapping
@@ -20,6 +19,7 @@ import yaml
 
 from extractor.column_policy import ColumnRules, parse_column_rules
 from extractor.errors import ConfigError
+from extractor.name_patterns import is_pattern, table_matches
 from extractor.nls import NlsSettings
 from extractor.snapshot_modes import SnapshotModes, parse_snapshot_modes
 
@@ -35,10 +35,7 @@ _SPARK_SCHEMA = re.compile(r"^[a-z_][a-z0-9_]{0,127}$")
 
 
 def _any_matches(patterns: tuple[tuple[str, str], ...], owner: str, table: str) -> bool:
-    return any(
-        fnmatch.fnmatchcase(owner.upper(), o) and fnmatch.fnmatchcase(table.upper(), t)
-        for o, t in patterns
-    )
+    return any(table_matches(o, t, owner, table) for o, t in patterns)
 
 
 @functools.lru_cache(maxsize=65536)
@@ -250,7 +247,7 @@ def config_from_mapping(
     named = [(r.owner, r.table, "columns entry") for r in columns.rules if r.names_one_table]
     named += [(o, t, "snapshot_modes entry") for o, t in snapshot_modes.names]
     for owner, table, what in named:
-        if not _is_pattern(owner + table) and not tables.matches(owner, table):
+        if not is_pattern(owner + table) and not tables.matches(owner, table):
             raise ConfigError(
                 f"{where}: {what} {owner}.{table} names a table that tables does not select",
                 fix=f"add {owner}.{table} to tables, or drop the entry",
@@ -393,7 +390,3 @@ def _number(raw: Any, key: str, where: str) -> float:
 def _path(raw: Any, base_dir: Path) -> Path:
     candidate = Path(str(raw)).expanduser()
     return candidate if candidate.is_absolute() else (base_dir / candidate).resolve()
-
-
-def _is_pattern(text: str) -> bool:
-    return "*" in text or "?" in text

@@ -13,13 +13,13 @@
 
 from __future__ import annotations
 
-import fnmatch
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal, cast, get_args
 
 from extractor.errors import ConfigError
+from extractor.name_patterns import table_matches
 
 SnapshotMode = Literal["initial", "no_data", "initial_only", "when_needed"]
 SNAPSHOT_MODES: Final[tuple[str, ...]] = get_args(SnapshotMode)
@@ -39,9 +39,7 @@ class SnapshotModes:
 
     def mode_of(self, owner: str, table: str) -> SnapshotMode:
         for owner_pattern, table_pattern, mode in self.per_table:
-            if fnmatch.fnmatchcase(owner.upper(), owner_pattern) and fnmatch.fnmatchcase(
-                table.upper(), table_pattern
-            ):
+            if table_matches(owner_pattern, table_pattern, owner, table):
                 return mode
         return self.default
 

@@ -5,11 +5,11 @@ replica from the source)."""
 from __future__ import annotations
 
 import argparse
-import fnmatch
 from typing import Any
 
 from extractor.cli.options import add_config_option, config_of
 from extractor.errors import ConfigError
+from extractor.name_patterns import name_matches
 from extractor.pipeline.runtime import open_runtime
 
 
@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
             tables = extractor.registry.resolve()
             if args.tables:
                 wanted = [p.upper() for p in args.tables]
-                tables = [t for t in tables if _matches(t.qualified_name, wanted)]
+                tables = [t for t in tables if name_matches(wanted, t.qualified_name)]
                 if not tables:
                     raise ConfigError(
                         f"no configured table matches {' '.join(args.tables)}",
@@ -55,7 +55,3 @@ def run(args: argparse.Namespace) -> int:
     else:
         print("snapshot: every configured table is already snapshotted")
     return 0
-
-
-def _matches(name: str, patterns: list[str]) -> bool:
-    return any(fnmatch.fnmatchcase(name, p) for p in patterns)

@@ -7,7 +7,6 @@ run (the one-line error says why), 2 bad command line.
 from __future__ import annotations
 
 import argparse
-import fnmatch
 import json
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from extractor.cli.options import (
 from extractor.config import OracdcConfig
 from extractor.dictionary import TableDef
 from extractor.errors import VerifyError
+from extractor.name_patterns import name_matches
 from extractor.pipeline.runtime import open_configured_source
 from extractor.pipeline.table_registry import TableRegistry
 from extractor.source.base import Source
@@ -134,9 +134,7 @@ def selected_tables(
     tables = registry.resolve()
     if patterns:
         wanted = [p.upper() for p in patterns]
-        tables = [
-            t for t in tables if any(fnmatch.fnmatchcase(t.qualified_name, p) for p in wanted)
-        ]
+        tables = [t for t in tables if name_matches(wanted, t.qualified_name)]
     if not tables:
         raise VerifyError(
             "no configured table matches " + (" ".join(patterns) if patterns else "the config"),

@@ -9,6 +9,7 @@ The checkpoint that covers landed data is the runners' to write, after the data 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -71,19 +72,12 @@ class Lander:
 
     def land_snapshot_chunk(self, table: TableDef, batch: pa.RecordBatch, snapshot_scn: int) -> int:
         """One chunk of a table's snapshot; returns its batch id."""
-        staging = self._registry.staging_def(table)
         batch_id = self._store.reserve_batch_id()
         now = self._now()
-        with self._values_withheld(table):
-            data = snapshot_batch(
-                self._registry.unmasked_staging_def(table),
-                batch,
-                snapshot_scn=snapshot_scn,
-                snapshot_ts=now,
-                batch_id=batch_id,
-                extracted_at=now,
-            )
-        self._writer.append(staging, self._masked(table, staging, data))
+        self._append(table, lambda shape: snapshot_batch(
+            shape, batch, snapshot_scn=snapshot_scn, snapshot_ts=now, batch_id=batch_id,
+            extracted_at=now,
+        ))  # fmt: skip
         self._observer.snapshot_chunk_landed(table.qualified_name, batch.num_rows, batch_id)
         self._fault(FaultPoint.SNAPSHOT_AFTER_LAND)
         return batch_id
@@ -94,7 +88,6 @@ class Lander:
         re-snapshot, keys deleted in between) is retired; the snapshot's own rows, at the same
         position, stay. Landed before the snapshot is marked done: a crash lands it again
         (idempotent)."""
-        staging = self._registry.staging_def(table)
         now = self._now()
         marker = ChangeRecord(
             op="t", owner=table.owner, table=table.name, scn=snapshot_scn,
@@ -102,11 +95,9 @@ class Lander:
             commit_ts=now, values={}, full_image=False,
         )  # fmt: skip
         batch_id = self._store.reserve_batch_id()
-        data = change_batch(
-            self._registry.unmasked_staging_def(table), [marker], batch_id=batch_id,
-            extracted_at=now,
-        )  # fmt: skip
-        self._writer.append(staging, self._masked(table, staging, data))
+        self._append(
+            table, lambda shape: change_batch(shape, [marker], batch_id=batch_id, extracted_at=now)
+        )
         self._observer.reset_marker_landed(table.qualified_name, batch_id)
 
     def land_changes(
@@ -128,15 +119,12 @@ class Lander:
             table = self._registry.lookup(owner, name)
             if table is None:
                 continue
-            staging = self._registry.staging_def(table)
             table_records = self._without_excluded_columns(table, table_records)
-            table_records = self._without_dropped_columns(table, staging, table_records)
-            with self._values_withheld(table):
-                data = change_batch(
-                    self._registry.unmasked_staging_def(table), table_records,
-                    batch_id=batch_id, extracted_at=now,
-                )  # fmt: skip
-            self._writer.append(staging, self._masked(table, staging, data))
+            table_records = self._without_dropped_columns(table, table_records)
+            build = functools.partial(
+                change_batch, records=table_records, batch_id=batch_id, extracted_at=now
+            )
+            self._append(table, build)
             last = max(table_records, key=lambda r: r.commit_scn)
             self._observer.changes_landed(
                 table.qualified_name, len(table_records), last.commit_scn, last.commit_ts, batch_id
@@ -145,6 +133,14 @@ class Lander:
         self._observer.batch_landed(batch_id)  # also a batch of only errors or DDL
         if errors:
             self._land_errors(errors, batch_id, now)
+
+    def _append(self, table: TableDef, build: Callable[[TableDef], pa.Table]) -> None:
+        """Build a batch of ``table`` in its source types (``build`` gets the shape), mask it
+        by the column policy and append it to the staging table."""
+        staging = self._registry.staging_def(table)
+        with self._values_withheld(table):
+            data = build(self._registry.unmasked_staging_def(table))
+        self._writer.append(staging, self._masked(table, staging, data))
 
     @contextmanager
     def _values_withheld(self, table: TableDef) -> Iterator[None]:
@@ -213,12 +209,12 @@ class Lander:
         LOG.warning("%s", message)
 
     def _without_dropped_columns(
-        self, table: TableDef, staging: TableDef, records: list[ChangeRecord]
+        self, table: TableDef, records: list[ChangeRecord]
     ) -> list[ChangeRecord]:
         """Full images become partial ones while staging keeps columns dropped in Oracle (or
         excluded since they landed), so the replica keeps their last values instead of
         receiving NULLs."""
-        staged = {name for name, _ in self._writer.ensure_table(staging)}
+        staged = {name for name, _ in self._writer.ensure_table(self._registry.staging_def(table))}
         current = {spark_column_name(c) for c in self._registry.replicated(table).column_names}
         if not (staged - current - set(METADATA_COLUMN_NAMES)):
             return records

@@ -15,6 +15,7 @@ from extractor.column_policy import ColumnPolicy, ColumnRules, resolve_policy, t
 from extractor.config import TableSelection
 from extractor.dictionary import TableDef
 from extractor.errors import ConfigError
+from extractor.name_patterns import is_pattern
 from extractor.source.base import Source, TableNotFoundError
 
 LOG = logging.getLogger(__name__)
@@ -35,8 +36,8 @@ class TableRegistry:
 
     def resolve(self) -> list[TableDef]:
         """The selected tables that exist in the source now (refreshes the list)."""
-        explicit = [(o, t) for o, t in self._selection.patterns if not _is_pattern(o + t)]
-        patterns = [(o, t) for o, t in self._selection.patterns if _is_pattern(o + t)]
+        explicit = [(o, t) for o, t in self._selection.patterns if not is_pattern(o + t)]
+        patterns = [(o, t) for o, t in self._selection.patterns if is_pattern(o + t)]
         listed = self._source.list_tables(patterns=patterns, names=explicit)
         tables = [
             self._remember(t) for t in listed if self._selection.matches(t.owner, t.name)
@@ -148,7 +149,3 @@ class TableRegistry:
                 fix=f"name {', '.join(plain)} in the table's columns entry (or take "
                 f"{', '.join(gone)} out if it was dropped) and start again",
             )
-
-
-def _is_pattern(text: str) -> bool:
-    return "*" in text or "?" in text
