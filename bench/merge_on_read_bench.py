@@ -20,6 +20,7 @@ the last change batch consolidated):
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import tempfile
 import time
@@ -38,11 +39,23 @@ RECENT_FULL_IMAGES = "bench_mor_recent_full_images"
 def recent_queries(compiled: str, replica: str) -> tuple[str, str]:
     """(with base rows, full images only) queries of the "recent" table, from the model's
     compiled incremental SQL with its watermark moved back by one batch."""
-    watermark = f"(select coalesce(max(_batch_id), -1) from {replica})"
+    batches = re.search(r"where _batch_id > (-?\d+) and _batch_id <= (-?\d+)", compiled)
     replica_scan = "from current_rows as replica\n"
-    if watermark not in compiled or replica_scan not in compiled:
+    if batches is None or replica_scan not in compiled:
         raise RuntimeError("the compiled model is not the incremental consolidation query")
-    query = compiled.replace(watermark, f"({watermark} - 1)")
+    watermark = int(batches.group(1))
+    query = compiled.replace(
+        batches.group(0), f"where _batch_id > {watermark - 1} and _batch_id <= {batches.group(2)}"
+    )
+    query = query.replace(
+        f"staged._batch_id <= {watermark}", f"staged._batch_id <= {watermark - 1}"
+    )
+    # the touched buckets the run named were the last batch's: take them from the query instead
+    query = re.sub(
+        r"replica\._bucket in \([^)]*\)",
+        "replica._bucket in (select touched._bucket from touched_keys as touched)",
+        query,
+    )
     start = query.index("bucketed as (")
     with_base = query[: query.index("\n),", start)] + "\n)\nselect * from bucketed"
     full_images = with_base.replace(
@@ -66,7 +79,9 @@ def view_query(columns: str, replica: str, key: str) -> str:
     )
 
 
-def measure_merge_on_read(spark: Any, project: Path, buckets: int) -> list[dict[str, Any]]:
+def measure_merge_on_read(
+    spark: Any, project: Path, setting: cb.BucketSetting
+) -> list[dict[str, Any]]:
     """The steps above, each timed; raises when the view does not serve the replica's rows
     (same count and same hash sum over every column). ``ratio_to_rebuild`` compares each
     step with the rebuild's ``dbt run``; the builds of "recent" run as bare Spark SQL, so
@@ -75,16 +90,12 @@ def measure_merge_on_read(spark: Any, project: Path, buckets: int) -> list[dict[
     from extractor.lakehouse.dbt_runner import run_dbt
 
     replica = f"{cb.REPLICA_SCHEMA}.{cb.MODEL}"
-    variables = {
-        "oracle_cdc__staging_schema": cb.STAGING_SCHEMA,
-        "oracle_cdc__bucket_count": buckets,
-    }
     started = time.perf_counter()
     compiled_run = run_dbt(
         ["compile", "--select", cb.MODEL],
         project_dir=project,
         profiles_dir=project,
-        variables=variables,
+        variables=setting.variables(),
     )
     dbt_overhead = time.perf_counter() - started
     if not compiled_run.success:
@@ -124,7 +135,7 @@ def measure_merge_on_read(spark: Any, project: Path, buckets: int) -> list[dict[
             )
     if seen["view"] != seen["replica"] or len(seen["replica"]) != 1:
         raise RuntimeError(f"the view serves {seen['view']}, the replica holds {seen['replica']}")
-    rebuild = cb.dbt_run(project, buckets, full_refresh=True)
+    rebuild = cb.dbt_run(project, setting, full_refresh=True)
     results.append({"step": "full rebuild", "seconds": round(rebuild, 2)})
     for row in results:
         row["ratio_to_rebuild"] = round(row["seconds"] / rebuild, 3)
@@ -137,16 +148,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", default="1M", help="replica size")
     parser.add_argument("--fraction", type=float, default=0.01, help="changes of the last batch")
-    parser.add_argument("--buckets", type=int, default=16)
+    parser.add_argument("--buckets", type=int, default=16, help="hash buckets of the replica")
     parser.add_argument("--work-dir", type=Path, help="keep the Spark data here (default tmp)")
     args = parser.parse_args(argv)
     rows = parse_counts(args.rows)[0]
     run = BenchRun("merge_on_read", vars(args))
     with tempfile.TemporaryDirectory(prefix="oracdc-mor-bench-") as tmp:
         spark, project = cb.open_workspace((args.work_dir or Path(tmp)).resolve())
-        for row in cb.measure(spark, project, rows, args.buckets, [args.fraction], "run"):
+        setting = cb.BucketSetting("hash", args.buckets)
+        for row in cb.measure(spark, project, rows, setting, [args.fraction], "run"):
             run.add(**{k: v for k, v in row.items() if k in ("step", "dbt_s", "full_rebuild_s")})
-        for row in measure_merge_on_read(spark, project, args.buckets):
+        for row in measure_merge_on_read(spark, project, setting):
             run.add(rows=rows, changes=int(rows * args.fraction), **row)
     columns = ["step", "dbt_s", "full_rebuild_s", "seconds", "ratio_to_rebuild", "ratio_with_dbt"]
     columns += ["load_1m"]

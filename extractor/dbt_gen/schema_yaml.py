@@ -36,7 +36,10 @@ LOADED_AT_QUERY = (
 # Replica columns the consolidation adds after the staging metadata (minus _present).
 REPLICA_EXTRA_COLUMNS: tuple[tuple[str, str], ...] = (
     ("_deleted", "true when the latest change of the key is a delete (soft deletes only)"),
-    ("_bucket", "hash bucket of the key: the partition column insert_overwrite rewrites"),
+    (
+        "_bucket",
+        "bucket of the key (its key range or hash): the partition column insert_overwrite rewrites",
+    ),
 )
 
 

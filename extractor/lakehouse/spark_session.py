@@ -92,6 +92,9 @@ def embedded_conf(settings: SparkSettings) -> dict[str, str]:
         ),
         "spark.driver.memory": settings.driver_memory,
         "spark.sql.sources.partitionOverwriteMode": "dynamic",
+        # the metastore cannot filter on _bucket (docs/dbt.md "Bucket layouts"): Spark picks
+        # the partitions itself instead of failing a query that names buckets
+        "spark.sql.hive.metastorePartitionPruningFallbackOnException": "true",
         "spark.sql.shuffle.partitions": str(settings.shuffle_partitions),
         "spark.sql.session.timeZone": "UTC",
         "spark.sql.execution.arrow.pyspark.enabled": "true",

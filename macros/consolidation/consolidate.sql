@@ -1,11 +1,11 @@
 {#
-    consolidate(staging_relation, key_columns, bucket_count=none)
+    consolidate(staging_relation, key_columns, bucket_count=none, bucket_layout=none, number_key=false)
 
     The body of a replica model: staging change rows of one Oracle table folded into one row
     per key (docs/dbt.md "What a replica run does" and "Rules"). Steps, one CTE each:
       new_changes      staging rows with _batch_id above the replica's highest (its watermark);
       new_versions     those without reset markers (_op = 't', never key versions themselves)
-      touched_keys     keys (and their hash bucket) those rows change; every replica key too
+      touched_keys     keys (and their bucket) those rows change; every replica key too
                        when a reset marker is among the new rows (the run rewrites the replica)
       current_rows     replica rows of the touched keys, to fold in
       untouched_rows   (insert_overwrite) the other rows of the touched buckets: a bucket is
@@ -28,7 +28,9 @@
       consolidated     per column the newest value carried since the base; metadata of the
                        current version (of the newest version for a deleted key); _batch_id the
                        highest batch folded in
-      bucketed         plus the key's hash bucket (the partition column)
+      bucketed         plus the key's bucket (the partition column; bucket_layout: key ranges
+                       or hashes, chosen at a full build and recorded by record_bucket_layout);
+                       an incremental run takes it from touched_keys
       changed          deletes dropped (a marker row for a bucket left empty, see
                        drop_emptied_buckets), or kept with _deleted = true (soft deletes)
       final            changed rows, plus untouched_rows (insert_overwrite)
@@ -37,19 +39,18 @@
     ``_changed_rows``, the versions ``_versions_select`` / ``_reset_versions_select``
     (macros/internal/).
 #}
-{% macro consolidate(staging_relation, key_columns, bucket_count=none) -%}
-    {{ return(adapter.dispatch('consolidate', 'oracle_cdc')(staging_relation, key_columns, bucket_count)) }}
+{% macro consolidate(staging_relation, key_columns, bucket_count=none, bucket_layout=none, number_key=false) -%}
+    {{ return(adapter.dispatch('consolidate', 'oracle_cdc')(staging_relation, key_columns, bucket_count, bucket_layout, number_key)) }}
 {%- endmacro %}
 
 
-{% macro default__consolidate(staging_relation, key_columns, bucket_count) -%}
+{% macro default__consolidate(staging_relation, key_columns, bucket_count, bucket_layout, number_key) -%}
     {{ oracle_cdc._adapter_not_supported('consolidate') }}
 {%- endmacro %}
 
 
-{% macro spark__consolidate(staging_relation, key_columns, bucket_count) -%}
+{% macro spark__consolidate(staging_relation, key_columns, bucket_count, bucket_layout, number_key) -%}
 {%- set soft_deletes = oracle_cdc.soft_deletes_enabled() -%}
-{%- set buckets = bucket_count or var('oracle_cdc__bucket_count', 16) -%}
 {%- set rewrites_buckets = (config.get('incremental_strategy') or 'insert_overwrite') != 'merge' -%}
 {%- set incremental = is_incremental() -%}
 {%- set columns = oracle_cdc._replica_source_columns(staging_relation, this if incremental else none) -%}
@@ -61,14 +62,28 @@
 {%- set keys = oracle_cdc._quoted_keys(key_columns) -%}
 {%- set key_list = keys | join(', ') -%}
 {%- set per_key = 'partition by ' ~ key_list -%}
-{%- set bucket = oracle_cdc.bucket_expression(keys, buckets) -%}
-{%- set watermark = oracle_cdc._watermark(this) -%}
+{%- set layout = oracle_cdc.bucket_layout(staging_relation, key_columns, columns, bucket_count, bucket_layout, number_key) -%}
+{%- set bucket = oracle_cdc._bucket_of(key_columns, columns, layout) -%}
+{%- set scope = oracle_cdc._incremental_scope(staging_relation, this, keys, bucket) if incremental and execute else {} -%}
+{%- set watermark = scope.get('watermark', oracle_cdc._watermark(this)) -%}
+{#-- the touched buckets as literals (insert_overwrite of some buckets): see _incremental_scope --#}
+{%- set touched_buckets = (scope.get('buckets', []) | join(', ') or 'null')
+    if incremental and execute and rewrites_buckets and not rewrites_all else none -%}
+{%- if touched_buckets is not none -%}
+    {#-- a Hive metastore cannot filter on _bucket (its filter grammar has no names starting with
+         an underscore): Spark then lists the table's partitions and picks them itself --#}
+    {%- do run_query('set spark.sql.hive.metastorePartitionPruningFallbackOnException=true') -%}
+{%- endif -%}
 {%- set plan = {
     'keys': keys, 'watermark': watermark, 'incremental': incremental,
     'rewrites_all': rewrites_all, 'rewrites_buckets': rewrites_buckets,
     'keeps_untouched_rows': keeps_untouched_rows, 'soft_deletes': soft_deletes,
-    'columns': columns, 'metadata': metadata,
+    'columns': columns, 'metadata': metadata, 'touched_buckets': touched_buckets,
+    'broadcast': not rewrites_all and scope.get('touched_keys', 0) <= 1000000,
 } -%}
+{%- if layout.chosen %}
+/* oracle_cdc.buckets={{ layout.spec }} */
+{%- endif %}
 
 with
 
@@ -79,6 +94,7 @@ new_changes as (
     {# -- a batch of deletes only leaves no row behind, so it is read again next run: harmless,
          a delete of an absent key changes nothing -- #}
     where _batch_id > {{ watermark }}
+    {%- if scope %} and _batch_id <= {{ scope.last_batch if scope.last_batch is not none else watermark }}{% endif %}
     {%- endif %}
 
 ),
@@ -227,10 +243,25 @@ consolidated as (
 
 bucketed as (
 
+    {% if incremental -%}
+    {# -- the bucket the run rewrites for the key (touched_keys), not one computed again on the
+         key's type after the union with the replica: a row written to a bucket the run did not
+         touch would replace that partition with itself alone -- #}
+    select {{ '/*+ BROADCAST(touched) */' if plan['broadcast'] else '' }}
+        consolidated.*,
+        coalesce(
+            touched._bucket,
+            raise_error('oracle_cdc: a consolidated key is not among the touched keys')
+        ) as _bucket
+    from consolidated
+    left join touched_keys as touched
+        on {{ oracle_cdc._null_safe_key_match(keys, 'touched', 'consolidated') }}
+    {%- else -%}
     select
         *,
         {{ bucket }} as _bucket
     from consolidated
+    {%- endif %}
 
 ),
 

@@ -3,23 +3,26 @@
      buckets, passed through), late_keys (keys with a new change older than their replica row),
      replica_rows (current_rows flagged _rederived for late keys), earlier_changes (consolidated
      deletes of touched keys, every earlier row of a late key). ``plan``: consolidate's
-     decisions (keys, watermark, rewrites_all, rewrites_buckets, keeps_untouched_rows). --#}
+     decisions (keys, watermark, rewrites_all, rewrites_buckets, keeps_untouched_rows,
+     touched_buckets: the touched buckets as an SQL list, broadcast: the touched keys are few
+     enough to send to every task, so no join shuffles the replica or staging rows). --#}
 {% macro _replica_inputs(staging_relation, plan) -%}
+{%- set touched_hint = '/*+ BROADCAST(touched) */ ' if plan['broadcast'] else '' -%}
 current_rows as (
 
-    select * from {{ this }} as replica
     {% if plan['rewrites_all'] -%}
+    select * from {{ this }} as replica
     where replica._op is not null
     {%- else -%}
-    where exists (
-            select 1 from touched_keys as touched
-            where {{ oracle_cdc._null_safe_key_match(plan['keys'], 'touched', 'replica') }}
-        )
+    select {{ touched_hint }}replica.* from {{ this }} as replica
+    left semi join touched_keys as touched
+        on {{ oracle_cdc._null_safe_key_match(plan['keys'], 'touched', 'replica') }}
+    where
         {%- if plan['rewrites_buckets'] %}
-        and replica._bucket in (select touched._bucket from touched_keys as touched)
+        replica._bucket in ({{ plan['touched_buckets'] }}) and
         {%- endif %}
         {# -- marker rows of emptied buckets (see drop_emptied_buckets) are no versions -- #}
-        and replica._op is not null
+        replica._op is not null
     {%- endif %}
 
 ),
@@ -27,13 +30,11 @@ current_rows as (
 
 untouched_rows as (
 
-    select * from {{ this }} as replica
+    select {{ touched_hint }}replica.* from {{ this }} as replica
+    left anti join touched_keys as touched
+        on {{ oracle_cdc._null_safe_key_match(plan['keys'], 'touched', 'replica') }}
     where
-        replica._bucket in (select touched._bucket from touched_keys as touched)
-        and not exists (
-            select 1 from touched_keys as touched
-            where {{ oracle_cdc._null_safe_key_match(plan['keys'], 'touched', 'replica') }}
-        )
+        replica._bucket in ({{ plan['touched_buckets'] }})
         and replica._op is not null
 
 ),
@@ -44,11 +45,16 @@ untouched_rows as (
      (the replica row then only contributes columns the staging table no longer has) -- #}
 late_keys as (
 
-    select distinct {% for key in plan['keys'] %}replica.{{ key }}, {% endfor %}true as _late
+    select {{ '/*+ BROADCAST(staged) */ ' if plan['broadcast'] else '' }}distinct
+        {%- for key in plan['keys'] %} replica.{{ key }},{% endfor %} true as _late
     from current_rows as replica
-    inner join new_versions as staged
+    inner join (
+        select {{ plan['keys'] | join(', ') }}, min({{ oracle_cdc._position() }}) as _earliest
+        from new_versions
+        group by {{ plan['keys'] | join(', ') }}
+    ) as staged
         on {{ oracle_cdc._null_safe_key_match(plan['keys'], 'staged', 'replica') }}
-    where {{ oracle_cdc._position('staged') }} < {{ oracle_cdc._position('replica') }}
+    where staged._earliest < {{ oracle_cdc._position('replica') }}
 
 ),
 
@@ -67,23 +73,21 @@ replica_rows as (
      consolidated delete must not bring the key back), and every earlier row of a late key -- #}
 earlier_changes as (
 
-    select * from {{ staging_relation }} as staged
-    where staged._op = 'd'
-      and staged._batch_id <= {{ plan['watermark'] }}
-      and exists (
-          select 1 from touched_keys as touched
-          where {{ oracle_cdc._null_safe_key_match(plan['keys'], 'touched', 'staged') }}
-      )
+    select {{ touched_hint }}staged.* from {{ staging_relation }} as staged
+    left semi join touched_keys as touched
+        on {{ oracle_cdc._null_safe_key_match(plan['keys'], 'touched', 'staged') }}
+    where
+        staged._op = 'd'
+        and staged._batch_id <= {{ plan['watermark'] }}
 
     union all
 
-    select * from {{ staging_relation }} as staged
-    where staged._op not in ('d', 't')
-      and staged._batch_id <= {{ plan['watermark'] }}
-      and exists (
-          select 1 from late_keys as late
-          where {{ oracle_cdc._null_safe_key_match(plan['keys'], 'late', 'staged') }}
-      )
+    select {{ '/*+ BROADCAST(late) */ ' if plan['broadcast'] else '' }}staged.* from {{ staging_relation }} as staged
+    left semi join late_keys as late
+        on {{ oracle_cdc._null_safe_key_match(plan['keys'], 'late', 'staged') }}
+    where
+        staged._op not in ('d', 't')
+        and staged._batch_id <= {{ plan['watermark'] }}
 
 ),
 {%- endmacro %}

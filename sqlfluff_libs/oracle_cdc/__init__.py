@@ -23,3 +23,7 @@ def drop_emptied_buckets(*_args: Any, **_kwargs: Any) -> str:
 
 def replica_table_properties(*_args: Any, **_kwargs: Any) -> None:
     return None
+
+
+def record_bucket_layout(*_args: Any, **_kwargs: Any) -> str:
+    return ""

@@ -74,14 +74,16 @@ def test_consolidation_then_merge_on_read_bench_on_one_tiny_replica(
     monkeypatch.setenv("ORACDC_DBT_SCHEMA", consolidation_bench.REPLICA_SCHEMA)
     project = consolidation_bench.prepare_project(tmp_path)
     # measure() itself raises when a replica's row count differs from the expected one
-    rows = consolidation_bench.measure(spark, project, 200, 2, [0.1], "run")
+    setting = consolidation_bench.BucketSetting("hash", 2)
+    rows = consolidation_bench.measure(spark, project, 200, setting, [0.1], "run")
     assert [r["step"] for r in rows] == ["first load", "incremental"]
+    assert rows[0]["layout"] == "hash:2" and rows[1]["rewritten_buckets"] == "2/2"
     assert rows[1]["changes"] == 20
     assert _finite_positive(rows[0]["dbt_s"], rows[1]["dbt_s"], rows[1]["full_rebuild_s"])
     assert rows[1]["ratio"] == pytest.approx(rows[1]["dbt_s"] / rows[1]["full_rebuild_s"], 0.1)
 
     # measure_merge_on_read itself raises when the view serves other rows than the replica
-    rows = merge_on_read_bench.measure_merge_on_read(spark, project, 2)
+    rows = merge_on_read_bench.measure_merge_on_read(spark, project, setting)
     steps = [r["step"] for r in rows]
     assert steps[:3] == ["dbt compile", "recent, with base rows", "recent, full images only"]
     assert sorted(steps[3:-1]) == sorted(2 * ["count, replica", "count, view"]) + sorted(
@@ -94,6 +96,22 @@ def test_consolidation_then_merge_on_read_bench_on_one_tiny_replica(
     for table in (merge_on_read_bench.RECENT, merge_on_read_bench.RECENT_FULL_IMAGES):
         counts = spark.sql(f"select count(*), count_if(_op = 'd') from {table}").collect()[0]
         assert (counts[0], counts[1]) == (20, 1)
+
+
+def test_consolidation_bench_skewed_changes_rewrite_the_top_buckets_of_key_ranges(
+    spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """2,000 keys, 100 per bucket: 16 ranges of 128 keys. The skewed 1% (20 changes: 2 new
+    keys at the top, 18 updates among the newest 5%, keys 1900..2041) rewrites the two top
+    ranges; one old change rewrites one range more."""
+    monkeypatch.setenv("ORACDC_DBT_SCHEMA", consolidation_bench.REPLICA_SCHEMA)
+    project = consolidation_bench.prepare_project(tmp_path)
+    setting = consolidation_bench.BucketSetting("key_range", None, 100)
+    rows = consolidation_bench.measure(spark, project, 2000, setting, [0.01], "run", "skewed")
+    assert rows[0]["layout"] == "key_range:number:128"
+    assert rows[1]["rewritten_buckets"] == "2/16"
+    rows = consolidation_bench.measure(spark, project, 2000, setting, [0.01], "run", "skewed", 1)
+    assert rows[1]["rewritten_buckets"] == "3/16"
 
 
 def test_merge_on_read_bench_refuses_a_query_that_is_not_incremental() -> None:

@@ -1,7 +1,9 @@
 """Consolidation rules, checked on hand-written staging data (scenarios.py).
 
 The dbt runs are batched: one module fixture lands each phase for every scenario table and runs
-dbt once per phase; each test then checks one rule on one table.
+dbt once per phase; each test then checks one rule on one table. The fixture runs twice, once
+per bucket layout (key ranges, hashes), with about four keys per bucket so that the scenario
+tables span several buckets.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from extractor.dictionary import TableDef
 from extractor.keys import consolidation_key
 from extractor.land.staging_writer import StagingWriter
 from extractor.staging_contract import replica_model_name
-from tests.dbt.dbt_helpers import REPLICA_SCHEMA, STAGING_SCHEMA, dbt
+from tests.dbt.dbt_helpers import REPLICA_SCHEMA, STAGING_SCHEMA, copy_project, dbt
 from tests.dbt.scenarios import (
     ADDED_COLUMN,
     BUCKETS,
@@ -69,7 +71,10 @@ class History:
     """Replica contents after each phase, plus what the checks of dbt commands returned."""
 
     project: Path
+    layout: str
     phases: dict[str, dict[str, list[dict[str, Any]]]] = field(default_factory=dict)
+    # per phase and replica model: the recorded bucket layout (table property oracle_cdc.buckets)
+    bucket_specs: dict[str, dict[str, str | None]] = field(default_factory=dict)
     bucket_files: dict[str, dict[int, set[str]]] = field(default_factory=dict)
     partitions: dict[str, list[str]] = field(default_factory=dict)
     view_columns: dict[str, list[str]] = field(default_factory=dict)
@@ -90,6 +95,7 @@ def _snapshot(spark: Any, history: History, phase: str) -> None:
         frame = spark.table(f"{REPLICA_SCHEMA}.{model(table)}")
         replicas[model(table)] = [r.asDict() for r in frame.orderBy(*order).collect()]
     history.phases[phase] = replicas
+    history.bucket_specs[phase] = {m: _recorded_spec(spark, m) for m in replicas}
     files = spark.sql(
         f"select _bucket, input_file_name() as file from {REPLICA_SCHEMA}.{model(BUCKETS)}"
     ).collect()
@@ -101,6 +107,11 @@ def _snapshot(spark: Any, history: History, phase: str) -> None:
         r[0] for r in spark.sql(f"show partitions {REPLICA_SCHEMA}.{model(EMPTIED)}").collect()
     ]
     history.view_columns[phase] = spark.table(f"{REPLICA_SCHEMA}.{VIEW}").columns
+
+
+def _recorded_spec(spark: Any, replica_model: str) -> str | None:
+    properties = spark.sql(f"show tblproperties {REPLICA_SCHEMA}.{replica_model}").collect()
+    return next((r[1] for r in properties if r[0] == "oracle_cdc.buckets"), None)
 
 
 def _soft_deletes_for(project: Path, table: TableDef) -> None:
@@ -135,29 +146,46 @@ def _read_histories(spark: Any, history: History) -> None:
         history.histories[model(table)] = [r.asDict() for r in ordered.collect()]
 
 
-@pytest.fixture(scope="module")
-def history(spark: Any, dbt_project: Path) -> History:
-    generate_project_files(TABLES, dbt_project)
+ROWS_PER_BUCKET = 4
+
+
+@pytest.fixture(scope="module", params=["key_range", "hash"])
+def history(
+    request: pytest.FixtureRequest, spark: Any, tmp_path_factory: pytest.TempPathFactory
+) -> History:
+    layout = request.param
+    for schema in (STAGING_SCHEMA, REPLICA_SCHEMA):
+        spark.sql(f"drop database if exists {schema} cascade")
+    project = copy_project(tmp_path_factory.mktemp(f"dbt-{layout}") / "oracle_cdc")
+    generate_project_files(TABLES, project)
     for soft in (SOFT_DELETES, *EXACTNESS_SOFT_TABLES):
-        _soft_deletes_for(dbt_project, soft)
-    _add_history_models(dbt_project)
-    result = History(project=dbt_project)
+        _soft_deletes_for(project, soft)
+    _add_history_models(project)
+    variables = {
+        "oracle_cdc__bucket_layout": layout,
+        "oracle_cdc__rows_per_bucket": ROWS_PER_BUCKET,
+    }
+
+    def run(*args: str) -> Any:
+        return dbt(project, *args, variables=variables)
+
+    result = History(project=project, layout=layout)
     landing = Landing()
     landing.phase1(spark)
-    dbt(dbt_project, "run")
+    run("run")
     _snapshot(spark, result, "phase1")
     landing.phase2(spark)
-    dbt(dbt_project, "run")
+    run("run")
     _snapshot(spark, result, "phase2")
     _read_histories(spark, result)
-    dbt(dbt_project, "run")
+    run("run")
     _snapshot(spark, result, "phase3")
-    result.command_results["test"] = dbt(dbt_project, "test")
-    result.command_results["docs"] = dbt(dbt_project, "docs", "generate")
+    result.command_results["test"] = run("test")
+    result.command_results["docs"] = run("docs", "generate")
     # as the extractor's stream pass leaves it: a heartbeat row (the sources' freshness reads it)
     StagingWriter(spark, STAGING_SCHEMA).append_heartbeat(1, datetime.now(UTC))
-    result.command_results["freshness"] = dbt(dbt_project, "source", "freshness")
-    dbt(dbt_project, "run", "--full-refresh", "--exclude", model(DROPPED_COLUMN))
+    result.command_results["freshness"] = run("source", "freshness")
+    run("run", "--full-refresh", "--exclude", model(DROPPED_COLUMN))
     _snapshot(spark, result, "full_refresh")
     return result
 
@@ -330,10 +358,15 @@ def test_run_without_new_batches_changes_no_replica(history: History) -> None:
     assert history.phases["phase3"] == history.phases["phase2"]
 
 
+def _without_buckets(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{c: v for c, v in r.items() if c != "_bucket"} for r in rows]
+
+
 def test_incremental_runs_equal_one_full_refresh(history: History) -> None:
+    """Row for row; the full refresh chooses its bucket layout again, from more rows."""
     compared = [model(t) for t in TABLES if t is not DROPPED_COLUMN]
-    incremental = {m: history.phases["phase3"][m] for m in compared}
-    full = {m: history.phases["full_refresh"][m] for m in compared}
+    incremental = {m: _without_buckets(history.phases["phase3"][m]) for m in compared}
+    full = {m: _without_buckets(history.phases["full_refresh"][m]) for m in compared}
     assert full == incremental
 
 
@@ -581,3 +614,34 @@ def test_dbt_source_freshness_passes_on_fresh_staging(history: History) -> None:
     results = history.command_results["freshness"].result.results
     assert len(results) == len(TABLES) + 1  # and the heartbeat
     assert all(str(r.status) == "pass" for r in results)
+
+
+# --- bucket layouts -----------------------------------------------------------------------
+
+
+def test_every_replica_records_the_layout_it_was_built_with(history: History) -> None:
+    for phase, specs in history.bucket_specs.items():
+        for replica_model, spec in specs.items():
+            assert spec is not None, (phase, replica_model)
+            assert spec.split(":")[0] == history.layout, (phase, replica_model, spec)
+    if history.layout == "key_range":
+        assert history.bucket_specs["phase1"][model(BUCKETS)].startswith("key_range:number:")
+        assert history.bucket_specs["phase1"][model(NO_PK)].startswith("key_range:rowid:")
+
+
+def test_buckets_follow_the_recorded_layout(history: History) -> None:
+    """40 keys, about 4 per bucket: 10 ranges of 4 keys, or 16 hash buckets."""
+    seen: dict[int, int] = {}
+    for phase in ("phase1", "phase2", "phase3"):
+        spec = history.bucket_specs[phase][model(BUCKETS)]
+        assert spec is not None
+        rows = history.rows(phase, BUCKETS)
+        if history.layout == "key_range":
+            assert spec == "key_range:number:4"
+            assert [r["_bucket"] for r in rows] == [int(r["id"]) // 4 for r in rows]
+        else:
+            assert spec == "hash:16"
+            assert {r["_bucket"] for r in rows} <= set(range(16))
+        for r in rows:
+            assert seen.setdefault(int(r["id"]), r["_bucket"]) == r["_bucket"]
+    assert len(set(seen.values())) >= 8

@@ -116,7 +116,9 @@ def test_replica_compiles_as_an_incremental_merge_model(project: Path) -> None:
     dbt(project, "compile", "--select", "cdc__merged", variables=DELTA)
     compiled = next((project / "target" / "compiled").rglob("cdc__merged.sql")).read_text()
     sqlglot.parse_one(compiled, read="spark")
-    assert "where exists" in compiled  # only touched keys, not whole buckets
+    # only the touched keys' replica rows, not whole buckets
+    assert "left semi join touched_keys" in compiled
+    assert "_bucket in (" not in compiled and "untouched_rows" not in compiled
     assert "_op <> 'd'" not in compiled  # deletes reach the merge
 
 

@@ -60,6 +60,9 @@ class HarnessCase:
     # (re-snapshot; batch ids continue above staging's). Its own random stream: the crash
     # points of a seed stay what they were.
     checkpoint_loss_ratio: float = 0.35
+    # the replicas' bucket layout (docs/dbt.md "Bucket layouts"), with a few keys per bucket so
+    # that the simulated tables span many buckets
+    bucket_layout: str = "auto"
 
 
 @dataclass
@@ -95,6 +98,9 @@ def run_case(spark: Any, work_root: Path, case: HarnessCase) -> HarnessOutcome:
     db, workload, small_windows = _workload(case)
     config = _project(work_root / f"seed{case.seed}", case, small_windows=small_windows)
     dbt = dbt_settings(config)
+    dbt.variables.update(
+        {"oracle_cdc__bucket_layout": case.bucket_layout, "oracle_cdc__rows_per_bucket": 8}
+    )
 
     def cycle(fault: FaultHook | None) -> None:
         with open_runtime(config, source=_source(db), spark=spark, fault=fault) as runtime:

@@ -11,12 +11,11 @@ from tests.e2e.harness import HarnessCase, extra_seeds, run_case
 
 pytestmark = pytest.mark.spark
 
-CI_CASES = [HarnessCase(seed=7), HarnessCase(seed=11, tables=7)]
+CI_CASES = [HarnessCase(seed=7, bucket_layout="hash"), HarnessCase(seed=11, tables=7)]
+EXTRA_CASES = [HarnessCase(seed=s, bucket_layout=("auto", "hash")[s % 2]) for s in extra_seeds()]
 
 
-@pytest.mark.parametrize(
-    "case", CI_CASES + [HarnessCase(seed=s) for s in extra_seeds()], ids=lambda c: f"seed{c.seed}"
-)
+@pytest.mark.parametrize("case", CI_CASES + EXTRA_CASES, ids=lambda c: f"seed{c.seed}")
 def test_replicas_equal_the_source_after_random_workloads_and_crashes(
     spark: Any, tmp_path: Path, case: HarnessCase, monkeypatch: pytest.MonkeyPatch
 ) -> None:

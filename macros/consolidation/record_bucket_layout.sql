@@ -1,0 +1,27 @@
+{#
+    record_bucket_layout(relation=this)
+
+    Post-hook of replica models: after a full build, records the bucket layout the build
+    chose (bucket_layout) in the replica's table property oracle_cdc.buckets, where the next
+    incremental runs read it. The build's query names the layout in a comment
+    (/* oracle_cdc.buckets=<spec> */); an incremental run's query has none and nothing is
+    recorded.
+#}
+{% macro record_bucket_layout(relation=none) -%}
+    {{ return(adapter.dispatch('record_bucket_layout', 'oracle_cdc')(relation or this)) }}
+{%- endmacro %}
+
+
+{% macro default__record_bucket_layout(relation) -%}
+    {{ oracle_cdc._adapter_not_supported('record_bucket_layout') }}
+{%- endmacro %}
+
+
+{% macro spark__record_bucket_layout(relation) -%}
+    {#-- hooks are rendered at parse time too; only the executed build's query names a layout --#}
+    {%- set marker = '/* oracle_cdc.buckets=' -%}
+    {%- set query = (model.compiled_code or '') if execute else '' -%}
+    {%- if marker in query -%}
+        alter table {{ relation }} set tblproperties ('oracle_cdc.buckets' = '{{ query.split(marker)[1].split(' */')[0] }}')
+    {%- endif -%}
+{%- endmacro %}
