@@ -55,21 +55,25 @@
 {%- set incremental = is_incremental() -%}
 {%- set columns = oracle_cdc._replica_source_columns(staging_relation, this if incremental else none) -%}
 {%- set metadata = oracle_cdc._replica_metadata_columns() -%}
-{%- set resets = oracle_cdc._reset_marker_state(staging_relation, this if incremental else none) -%}
-{#-- a reset marker in a new batch touches every key of the replica --#}
-{%- set rewrites_all = incremental and resets.unconsolidated -%}
-{%- set keeps_untouched_rows = incremental and rewrites_buckets and not rewrites_all -%}
 {%- set keys = oracle_cdc._quoted_keys(key_columns) -%}
 {%- set key_list = keys | join(', ') -%}
 {%- set per_key = 'partition by ' ~ key_list -%}
 {%- set layout = oracle_cdc.bucket_layout(staging_relation, key_columns, columns, bucket_count, bucket_layout, number_key) -%}
 {%- set bucket = oracle_cdc._bucket_of(key_columns, columns, layout) -%}
-{%- set scope = oracle_cdc._incremental_scope(staging_relation, this, keys, bucket) if incremental and execute else {} -%}
-{%- set watermark = scope.get('watermark', oracle_cdc._watermark(this)) -%}
-{#-- the touched buckets as literals (insert_overwrite of some buckets): see _incremental_scope --#}
-{%- set touched_buckets = (scope.get('buckets', []) | join(', ') or 'null')
-    if incremental and execute and rewrites_buckets and not rewrites_all else none -%}
-{%- if touched_buckets is not none -%}
+{%- set scope = oracle_cdc._run_scope(staging_relation, this if incremental else none, keys, bucket) -%}
+{%- set watermark = scope.watermark -%}
+{%- set last_batch = scope.last_batch if scope.last_batch is not none else watermark -%}
+{%- set resets = {
+    'present': scope.newest_marker is not none,
+    'unconsolidated': scope.newest_marker is not none and scope.newest_marker > watermark,
+} -%}
+{#-- a reset marker in a new batch touches every key of the replica --#}
+{%- set rewrites_all = incremental and resets.unconsolidated -%}
+{%- set keeps_untouched_rows = incremental and rewrites_buckets and not rewrites_all -%}
+{#-- the touched buckets as literals (insert_overwrite of some buckets): see _run_scope --#}
+{%- set touched_buckets = (scope.buckets | join(', ') or 'null')
+    if incremental and rewrites_buckets and not rewrites_all else none -%}
+{%- if touched_buckets is not none and execute and var('oracle_cdc__partition_pruning_fallback', true) -%}
     {#-- a Hive metastore cannot filter on _bucket (its filter grammar has no names starting with
          an underscore): Spark then lists the table's partitions and picks them itself --#}
     {%- do run_query('set spark.sql.hive.metastorePartitionPruningFallbackOnException=true') -%}
@@ -79,7 +83,8 @@
     'rewrites_all': rewrites_all, 'rewrites_buckets': rewrites_buckets,
     'keeps_untouched_rows': keeps_untouched_rows, 'soft_deletes': soft_deletes,
     'columns': columns, 'metadata': metadata, 'touched_buckets': touched_buckets,
-    'broadcast': not rewrites_all and scope.get('touched_keys', 0) <= 1000000,
+    'broadcast': not rewrites_all
+        and scope.touched_keys <= var('oracle_cdc__broadcast_keys', 1000000) | int,
 } -%}
 {%- if layout.chosen %}
 /* oracle_cdc.buckets={{ layout.spec }} */
@@ -90,12 +95,9 @@ with
 new_changes as (
 
     select * from {{ staging_relation }}
-    {% if incremental -%}
     {# -- a batch of deletes only leaves no row behind, so it is read again next run: harmless,
          a delete of an absent key changes nothing -- #}
-    where _batch_id > {{ watermark }}
-    {%- if scope %} and _batch_id <= {{ scope.last_batch if scope.last_batch is not none else watermark }}{% endif %}
-    {%- endif %}
+    where {% if incremental %}_batch_id > {{ watermark }} and {% endif %}_batch_id <= {{ last_batch }}
 
 ),
 
@@ -127,7 +129,7 @@ touched_keys as (
 latest_reset_marker as (
 
     select * from {{ staging_relation }}
-    where _op = 't'
+    where _op = 't' and _batch_id <= {{ last_batch }}
     order by _commit_scn desc, _scn desc, _redo_pos desc
     limit 1
 
@@ -249,10 +251,16 @@ bucketed as (
          touch would replace that partition with itself alone -- #}
     select {{ '/*+ BROADCAST(touched) */' if plan['broadcast'] else '' }}
         consolidated.*,
-        coalesce(
-            touched._bucket,
-            raise_error('oracle_cdc: a consolidated key is not among the touched keys')
-        ) as _bucket
+        case
+            when touched._bucket is null
+                then raise_error('oracle_cdc: a consolidated key is not among the touched keys')
+            {%- if touched_buckets is not none %}
+            {# -- only buckets whose untouched rows the query passes through may be written -- #}
+            when touched._bucket not in ({{ touched_buckets }})
+                then raise_error('oracle_cdc: a touched bucket was not named before the run')
+            {%- endif %}
+            else touched._bucket
+        end as _bucket
     from consolidated
     left join touched_keys as touched
         on {{ oracle_cdc._null_safe_key_match(keys, 'touched', 'consolidated') }}
