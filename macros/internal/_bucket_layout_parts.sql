@@ -44,7 +44,7 @@
     {%- if key == '_row_id' -%}
         {{ return({'kind': 'rowid', 'key': adapter.quote(key), 'data_type': 'string'}) }}
     {%- endif -%}
-    {%- set data_type = (columns | selectattr('name', 'equalto', key) | map(attribute='data_type') | first or '') | lower -%}
+    {%- set data_type = oracle_cdc._leading_key_type(key_columns, columns) -%}
     {%- if data_type.split('(')[0] in ['decimal', 'tinyint', 'smallint', 'int', 'bigint'] -%}
         {{ return({'kind': 'number', 'key': adapter.quote(key), 'data_type': data_type}) }}
     {%- elif data_type in ['date', 'timestamp', 'timestamp_ntz'] -%}
@@ -56,6 +56,14 @@
             ~ "timestamp or ROWID leading key; " ~ key ~ " is " ~ data_type ~ " (use hash)") }}
     {%- endif -%}
     {{ return(none) }}
+{%- endmacro %}
+
+
+{#-- The Spark type of the leading key column (lower case; '' for the ROWID, which is no source
+     column). --#}
+{% macro _leading_key_type(key_columns, columns) -%}
+    {%- set leading = key_columns[0] | lower -%}
+    {{ return((columns | selectattr('name', 'equalto', leading) | map(attribute='data_type') | first or '') | lower) }}
 {%- endmacro %}
 
 

@@ -105,6 +105,12 @@ class StagingTable:
         self.extra_columns.append((name, ddl))
 
 
+def recorded_bucket_layout(spark: Any, relation: str) -> str | None:
+    """The bucket layout a replica's full build recorded (table property oracle_cdc.buckets)."""
+    properties = spark.sql(f"show tblproperties {relation}").collect()
+    return next((r[1] for r in properties if r[0] == "oracle_cdc.buckets"), None)
+
+
 def copy_project(destination: Path, *, with_views: bool = True) -> Path:
     """A copy of the repository's dbt project (without generated models) in ``destination``."""
     destination.mkdir(parents=True, exist_ok=True)

@@ -28,6 +28,7 @@ from tests.dbt.dbt_helpers import (
     copy_project,
     dbt,
     number,
+    recorded_bucket_layout,
     varchar,
 )
 
@@ -116,8 +117,7 @@ def read(spark: Any, table: TableDef) -> list[dict[str, Any]]:
 
 
 def recorded_spec(spark: Any, table: TableDef) -> str | None:
-    properties = spark.sql(f"show tblproperties {REPLICA_SCHEMA}.{model(table)}").collect()
-    return next((r[1] for r in properties if r[0] == "oracle_cdc.buckets"), None)
+    return recorded_bucket_layout(spark, f"{REPLICA_SCHEMA}.{model(table)}")
 
 
 def width(spec: str | None) -> int:

@@ -20,7 +20,13 @@ from extractor.dictionary import TableDef
 from extractor.keys import consolidation_key
 from extractor.land.staging_writer import StagingWriter
 from extractor.staging_contract import replica_model_name
-from tests.dbt.dbt_helpers import REPLICA_SCHEMA, STAGING_SCHEMA, copy_project, dbt
+from tests.dbt.dbt_helpers import (
+    REPLICA_SCHEMA,
+    STAGING_SCHEMA,
+    copy_project,
+    dbt,
+    recorded_bucket_layout,
+)
 from tests.dbt.scenarios import (
     ADDED_COLUMN,
     BUCKETS,
@@ -95,7 +101,9 @@ def _snapshot(spark: Any, history: History, phase: str) -> None:
         frame = spark.table(f"{REPLICA_SCHEMA}.{model(table)}")
         replicas[model(table)] = [r.asDict() for r in frame.orderBy(*order).collect()]
     history.phases[phase] = replicas
-    history.bucket_specs[phase] = {m: _recorded_spec(spark, m) for m in replicas}
+    history.bucket_specs[phase] = {
+        m: recorded_bucket_layout(spark, f"{REPLICA_SCHEMA}.{m}") for m in replicas
+    }
     files = spark.sql(
         f"select _bucket, input_file_name() as file from {REPLICA_SCHEMA}.{model(BUCKETS)}"
     ).collect()
@@ -107,11 +115,6 @@ def _snapshot(spark: Any, history: History, phase: str) -> None:
         r[0] for r in spark.sql(f"show partitions {REPLICA_SCHEMA}.{model(EMPTIED)}").collect()
     ]
     history.view_columns[phase] = spark.table(f"{REPLICA_SCHEMA}.{VIEW}").columns
-
-
-def _recorded_spec(spark: Any, replica_model: str) -> str | None:
-    properties = spark.sql(f"show tblproperties {REPLICA_SCHEMA}.{replica_model}").collect()
-    return next((r[1] for r in properties if r[0] == "oracle_cdc.buckets"), None)
 
 
 def _soft_deletes_for(project: Path, table: TableDef) -> None:
