@@ -67,6 +67,7 @@ REPLICA_SCHEMA = "bench_replica"
 MODEL = "bench__items"
 TARGET_RATIO = 0.2  # the 1% incremental at 10M rows costs at most a fifth of the full rebuild
 TARGET_SKEWED_RATIO = 0.1  # 1% skewed, copy-on-write with key-ordered buckets
+TARGET_READ_RATIO = 1.5  # full scan through a merge-on-read view / the copy-on-write table
 
 
 def source_columns_sql(id_expr: str, version: str) -> dict[str, str]:
@@ -184,17 +185,38 @@ def open_workspace(work: Path) -> tuple[Any, Path]:
 @dataclass(frozen=True)
 class BucketSetting:
     """The bucket layout a run asks for: ``key_range`` or ``hash`` (``buckets`` hash buckets,
-    None: sized from the table), about ``rows_per_bucket`` keys per bucket."""
+    None: sized from the table), about ``rows_per_bucket`` keys per bucket; and the replica
+    layout (``copy_on_write``, or ``merge_on_read`` with key ranges and no compaction during
+    the measured runs: the bench compacts on its own, timed)."""
 
     layout: str = "key_range"
     buckets: int | None = 16
     rows_per_bucket: int = 100_000
+    replica_layout: str = "copy_on_write"
+
+    @classmethod
+    def named(cls, name: str, buckets: int | None, rows_per_bucket: int) -> BucketSetting:
+        """``key_range``, ``hash`` (copy-on-write) or ``merge_on_read`` (key ranges)."""
+        if name == "merge_on_read":
+            return cls("key_range", buckets, rows_per_bucket, "merge_on_read")
+        return cls(name, buckets, rows_per_bucket)
+
+    @property
+    def merge_on_read(self) -> bool:
+        return self.replica_layout == "merge_on_read"
+
+    @property
+    def stored(self) -> str:
+        """The table holding the replica's buckets."""
+        return f"{REPLICA_SCHEMA}.{MODEL}" + ("__base" if self.merge_on_read else "")
 
     def variables(self) -> dict[str, object]:
         variables: dict[str, object] = {
             "oracle_cdc__staging_schema": STAGING_SCHEMA,
             "oracle_cdc__bucket_layout": self.layout,
             "oracle_cdc__rows_per_bucket": self.rows_per_bucket,
+            "oracle_cdc__layout": self.replica_layout,
+            "oracle_cdc__compact_share": 0,
         }
         if self.buckets is not None:
             variables["oracle_cdc__bucket_count"] = self.buckets
@@ -215,10 +237,52 @@ def dbt_run(
     return seconds
 
 
-def recorded_layout(spark: Any) -> str:
-    """The replica's bucket layout as its full build recorded it (``oracle_cdc.buckets``)."""
-    properties = spark.sql(f"show tblproperties {REPLICA_SCHEMA}.{MODEL}").collect()
-    return next((r[1] for r in properties if r[0] == "oracle_cdc.buckets"), "none")
+def recorded_layout(spark: Any, setting: BucketSetting) -> str:
+    """The replica's bucket layout as its full build recorded it (``oracle_cdc.buckets``),
+    after "mor " for a merge-on-read replica."""
+    properties = spark.sql(f"show tblproperties {setting.stored}").collect()
+    spec = next((r[1] for r in properties if r[0] == "oracle_cdc.buckets"), "none")
+    return f"mor {spec}" if setting.merge_on_read else spec
+
+
+def compact(project: Path, setting: BucketSetting) -> float:
+    """Seconds of ``dbt run-operation oracle_cdc.compact`` (what ``oracdc compact`` runs)."""
+    from extractor.cli.compact import compact_arguments
+    from extractor.lakehouse.dbt_runner import run_dbt
+
+    started = time.perf_counter()
+    result = run_dbt(
+        compact_arguments([MODEL]),
+        project_dir=project,
+        profiles_dir=project,
+        variables=setting.variables(),
+    )
+    if not result.success:
+        raise RuntimeError(f"compaction failed: {result.exception or result.result}")
+    return time.perf_counter() - started
+
+
+def full_scan_seconds(spark: Any, relation: str, columns: list[str]) -> float:
+    """Seconds to read every row and column of ``relation`` (a count and a hash sum)."""
+    hashed = ", ".join(f"`{c}`" for c in columns)
+    started = time.perf_counter()
+    spark.sql(f"select count(*), sum(hash({hashed})) from {relation}").collect()
+    return time.perf_counter() - started
+
+
+def read_costs(spark: Any) -> dict[str, float]:
+    """Full scans of the merge-on-read view (its delta holding the last run's rows) and of its
+    base table alone, which is a copy-on-write replica of the same size: each twice, in
+    alternating order, the faster kept."""
+    view = f"{REPLICA_SCHEMA}.{MODEL}"
+    columns = [c for c in spark.table(view).columns if c != "_deleted"]
+    seconds: dict[str, list[float]] = {"view": [], "base": []}
+    for _ in range(2):
+        seconds["view"].append(full_scan_seconds(spark, view, columns))
+        seconds["base"].append(full_scan_seconds(spark, f"{view}__base", columns))
+    view_s, base_s = min(seconds["view"]), min(seconds["base"])
+    return {"read_view_s": round(view_s, 2), "read_base_s": round(base_s, 2),
+            "read_ratio": round(view_s / base_s, 2)}  # fmt: skip
 
 
 def measure(
@@ -237,14 +301,16 @@ def measure(
     writer = StagingWriter(spark, STAGING_SCHEMA)
     staging = f"{STAGING_SCHEMA}.bench__items_log"
     spark.sql(f"drop table if exists {staging}")
-    spark.sql(f"drop table if exists {REPLICA_SCHEMA}.{MODEL}")
+    for leftover in (MODEL, f"{MODEL}__base", f"{MODEL}__delta"):
+        spark.sql(f"drop table if exists {REPLICA_SCHEMA}.{leftover}")
+    spark.sql(f"drop view if exists {REPLICA_SCHEMA}.{MODEL}")
     writer.ensure_table(TABLE)
     started = time.perf_counter()
     land_snapshot(spark, staging, rows)
     generate_s = time.perf_counter() - started
     results = []
     first = dbt_run(project, setting, full_refresh=True, command=command)
-    layout = recorded_layout(spark)
+    layout = recorded_layout(spark, setting)
     results.append(_row(rows, layout, pattern, "first load", 0.0, rows, first, generate_s))
     _check_count(spark, rows)
     batch_id = 1
@@ -255,13 +321,17 @@ def measure(
         land_changes(spark, staging, rows, changes, batch_id, pattern, old_changes)
         generate_s = time.perf_counter() - started
         expected = expected_rows(spark, staging)
-        before = _bucket_files(spark)
+        before = _bucket_files(spark, setting)
         incremental = dbt_run(project, setting, full_refresh=False, command=command)
         _check_count(spark, expected)
-        rewritten = _rewritten(before, _bucket_files(spark))
+        rewritten = _rewritten(before, _bucket_files(spark, setting))
+        row = _row(rows, layout, pattern, "incremental", fraction, changes, incremental, generate_s)
+        if setting.merge_on_read:
+            row.update(read_costs(spark))
+            row["compact_s"] = round(compact(project, setting), 1)
+            _check_count(spark, expected)
         rebuild = dbt_run(project, setting, full_refresh=True, command=command)
         _check_count(spark, expected)
-        row = _row(rows, layout, pattern, "incremental", fraction, changes, incremental, generate_s)
         row["rewritten_buckets"] = rewritten
         row["full_rebuild_s"] = round(rebuild, 1)
         row["ratio"] = round(incremental / rebuild, 3)
@@ -269,11 +339,9 @@ def measure(
     return results
 
 
-def _bucket_files(spark: Any) -> dict[int, frozenset[str]]:
-    """The replica's data files per ``_bucket`` partition."""
-    files = spark.sql(
-        f"select _bucket, input_file_name() as file from {REPLICA_SCHEMA}.{MODEL}"
-    ).collect()
+def _bucket_files(spark: Any, setting: BucketSetting) -> dict[int, frozenset[str]]:
+    """The replica's data files per ``_bucket`` partition (merge-on-read: its base's)."""
+    files = spark.sql(f"select _bucket, input_file_name() as file from {setting.stored}").collect()
     by_bucket: dict[int, set[str]] = {}
     for entry in files:
         by_bucket.setdefault(entry["_bucket"], set()).add(entry["file"])
@@ -317,7 +385,9 @@ def _check_count(spark: Any, expected: int) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", default="1M", help="replica sizes, comma list (1M,3M,10M)")
-    parser.add_argument("--layouts", default="key_range", help="key_range and/or hash")
+    parser.add_argument(
+        "--layouts", default="key_range", help="key_range, hash and/or merge_on_read"
+    )
     parser.add_argument("--patterns", default="uniform", help="uniform and/or skewed")
     parser.add_argument(
         "--buckets", default="16", help="hash buckets (oracle_cdc__bucket_count), or auto"
@@ -332,7 +402,7 @@ def main(argv: list[str] | None = None) -> int:
     sizes = parse_counts(args.rows)
     buckets = None if args.buckets == "auto" else int(args.buckets)
     settings = [
-        BucketSetting(layout, buckets, args.rows_per_bucket) for layout in args.layouts.split(",")
+        BucketSetting.named(name, buckets, args.rows_per_bucket) for name in args.layouts.split(",")
     ]
     fractions = [float(f) for f in args.fractions.split(",")]
     run = BenchRun("consolidation", vars(args))
@@ -349,10 +419,12 @@ def main(argv: list[str] | None = None) -> int:
                             row = run.add(run=attempt, **result)
                             print(format_table([row], list(row)), flush=True)
     columns = ["rows", "layout", "pattern", "run", "step", "changes", "rewritten_buckets"]
-    columns += ["dbt_s", "full_rebuild_s", "ratio", "load_1m", "cpu_probe_s"]
+    columns += ["dbt_s", "full_rebuild_s", "ratio", "compact_s", "read_view_s", "read_base_s"]
+    columns += ["read_ratio", "load_1m", "cpu_probe_s"]
     print(format_table(run.rows, columns))
     print(f"targets at 10M rows, 1%: uniform under merge-on-read <= {TARGET_RATIO}; ", end="")
-    print(f"skewed under key ranges <= {TARGET_SKEWED_RATIO}")
+    print(f"skewed under key ranges <= {TARGET_SKEWED_RATIO}; merge-on-read full scan <= ", end="")
+    print(f"{TARGET_READ_RATIO} of the copy-on-write table's")
     print(f"results: {run.save()}")
     return 0
 

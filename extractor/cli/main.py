@@ -30,6 +30,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "extractor.cli.sync",
     "extractor.cli.status",
     "extractor.cli.verify",
+    "extractor.cli.compact",
     "extractor.cli.demo",
 )
 

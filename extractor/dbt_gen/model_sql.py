@@ -28,7 +28,7 @@ def replica_model_sql(table: TableDef) -> str:
 
 {{{{
     config(
-        materialized='incremental',
+        materialized='replica',
         file_format=file_format,
         incremental_strategy=oracle_cdc.incremental_strategy_for(file_format),
         tblproperties=oracle_cdc.replica_table_properties(file_format, {key}),

@@ -54,10 +54,13 @@ def run_dbt(
     profiles_dir: Path | None = None,
     target: str | None = None,
     variables: Mapping[str, object] | None = None,
+    errors: list[str] | None = None,
 ) -> Any:
     """Run one dbt command in this process (reusing the active Spark session).
 
-    Returns dbt's ``dbtRunnerResult``; callers check ``.success`` and ``.exception``.
+    Returns dbt's ``dbtRunnerResult``; callers check ``.success`` and ``.exception``. dbt's
+    error messages are appended to ``errors`` when given (``run-operation`` reports a failed
+    macro only there).
     """
     import json
 
@@ -80,4 +83,9 @@ def run_dbt(
     if variables:
         command += ["--vars", json.dumps(dict(variables))]
     LOG.info("dbt %s", " ".join(args))
-    return dbtRunner().invoke(command)
+
+    def keep_error(event: Any) -> None:
+        if errors is not None and event.info.level == "error":
+            errors.append(str(event.info.msg))
+
+    return dbtRunner(callbacks=[keep_error]).invoke(command)

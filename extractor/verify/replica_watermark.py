@@ -3,6 +3,8 @@
 The consolidation model reads the staging rows above this watermark on its next run, so it is
 the last batch consolidated as dbt sees it, whoever ran dbt. With hard deletes, a last batch
 holding only deletes leaves no row behind and is not counted (it is read again, harmlessly).
+A merge-on-read replica (docs/dbt.md "Replica layouts") counts its base and delta tables,
+tombstones included, and the watermark its last compaction recorded on the base.
 """
 
 from __future__ import annotations
@@ -25,8 +27,29 @@ def replica_watermarks(spark: Any, schema: str, tables: Iterable[str]) -> dict[s
         if not spark.catalog.tableExists(f"{schema}.{model}"):
             watermarks[qualified] = None
             continue
+        if spark.catalog.tableExists(f"{schema}.{model}{MERGE_ON_READ_BASE}"):
+            watermarks[qualified] = _merge_on_read_watermark(spark, quoted_schema, model)
+            continue
         relation = f"{quoted_schema}.{quote_spark(model, 'replica')}"
         row = spark.sql(f"select max(`_batch_id`) as watermark from {relation}").collect()[0]
         value = row["watermark"]
         watermarks[qualified] = None if value is None else int(value)
     return watermarks
+
+
+MERGE_ON_READ_BASE = "__base"
+MERGE_ON_READ_DELTA = "__delta"
+COMPACTED_WATERMARK = "oracle_cdc.watermark"
+
+
+def _merge_on_read_watermark(spark: Any, quoted_schema: str, model: str) -> int | None:
+    base = f"{quoted_schema}.{quote_spark(model + MERGE_ON_READ_BASE, 'replica base')}"
+    delta = f"{quoted_schema}.{quote_spark(model + MERGE_ON_READ_DELTA, 'replica delta')}"
+    row = spark.sql(
+        f"select greatest((select max(`_batch_id`) from {base}),"
+        f" (select max(`_batch_id`) from {delta})) as watermark"
+    ).collect()[0]
+    properties = {r[0]: r[1] for r in spark.sql(f"show tblproperties {base}").collect()}
+    candidates = [row["watermark"], properties.get(COMPACTED_WATERMARK)]
+    values = [int(value) for value in candidates if value is not None]
+    return max(values) if values else None

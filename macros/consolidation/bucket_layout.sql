@@ -39,8 +39,8 @@
     {%- set legacy = oracle_cdc._parse_bucket_spec('hash:' ~ (fixed_count or 16), legacy=true) -%}
     {#-- relations are only readable at execution time; parsing needs no layout --#}
     {%- if not execute -%}{{ return(legacy) }}{%- endif -%}
-    {%- if is_incremental() -%}
-        {{ return(oracle_cdc._recorded_bucket_layout(this, legacy)) }}
+    {%- if oracle_cdc._replica_is_incremental() -%}
+        {{ return(oracle_cdc._recorded_bucket_layout(oracle_cdc._replica_table(), legacy)) }}
     {%- endif -%}
     {%- if 'record_bucket_layout' not in (config.get('post_hook') or []) | string -%}
         {{ return(legacy) }}

@@ -32,9 +32,12 @@
                        or hashes, chosen at a full build and recorded by record_bucket_layout);
                        an incremental run takes it from touched_keys
       changed          deletes dropped (a marker row for a bucket left empty, see
-                       drop_emptied_buckets), or kept with _deleted = true (soft deletes)
+                       drop_emptied_buckets), or kept with _deleted = true (soft deletes, and
+                       merge / merge_on_read runs: a delete is their tombstone)
       final            changed rows, plus untouched_rows (insert_overwrite)
-    The mode decisions are made once at the top (``plan``); the incremental inputs
+    A merge_on_read replica (replica_layout) is read through the rows its view serves (base
+    and delta) and its run writes no untouched rows: the materialization appends the result to
+    the delta. The mode decisions are made once at the top (``plan``); the incremental inputs
     (current_rows .. earlier_changes) are ``_replica_inputs``, the changed CTE
     ``_changed_rows``, the versions ``_versions_select`` / ``_reset_versions_select``
     (macros/internal/).
@@ -51,16 +54,27 @@
 
 {% macro spark__consolidate(staging_relation, key_columns, bucket_count, bucket_layout, number_key) -%}
 {%- set soft_deletes = oracle_cdc.soft_deletes_enabled() -%}
-{%- set rewrites_buckets = (config.get('incremental_strategy') or 'insert_overwrite') != 'merge' -%}
-{%- set incremental = is_incremental() -%}
-{%- set columns = oracle_cdc._replica_source_columns(staging_relation, this if incremental else none) -%}
+{%- set merge_on_read = oracle_cdc.replica_layout() == 'merge_on_read' -%}
+{#-- merge_on_read: the run's rows, tombstones included, are appended to the delta table --#}
+{%- set rewrites_buckets = (config.get('incremental_strategy') or 'insert_overwrite') != 'merge'
+    and not merge_on_read -%}
+{%- set incremental = oracle_cdc._replica_is_incremental() -%}
+{%- set storage = oracle_cdc._merge_on_read_relations(this) if merge_on_read else none -%}
+{%- set replica_table = storage.base if merge_on_read else this -%}
+{%- set columns = oracle_cdc._replica_source_columns(staging_relation, replica_table if incremental else none) -%}
 {%- set metadata = oracle_cdc._replica_metadata_columns() -%}
 {%- set keys = oracle_cdc._quoted_keys(key_columns) -%}
 {%- set key_list = keys | join(', ') -%}
 {%- set per_key = 'partition by ' ~ key_list -%}
 {%- set layout = oracle_cdc.bucket_layout(staging_relation, key_columns, columns, bucket_count, bucket_layout, number_key) -%}
 {%- set bucket = oracle_cdc._bucket_of(key_columns, columns, layout) -%}
-{%- set scope = oracle_cdc._run_scope(staging_relation, this if incremental else none, keys, bucket) -%}
+{#-- the replica as the run reads it: its table, or the rows its merge_on_read view serves --#}
+{%- set replica = this if not (incremental and merge_on_read) else '(\n' ~ oracle_cdc._merge_on_read_select(
+    storage, keys, adapter.get_columns_in_relation(storage.base), soft_deletes,
+    broadcast=oracle_cdc._broadcasts_delta(storage.delta)) ~ '\n)' -%}
+{%- set scope = oracle_cdc._run_scope(staging_relation,
+    none if not incremental else ([storage.base, storage.delta] if merge_on_read else [this]), keys, bucket,
+    oracle_cdc._compacted_watermark(storage.base) if incremental and merge_on_read else -1) -%}
 {%- set watermark = scope.watermark -%}
 {%- set last_batch = scope.last_batch if scope.last_batch is not none else watermark -%}
 {%- set resets = {
@@ -70,16 +84,17 @@
 {#-- a reset marker in a new batch touches every key of the replica --#}
 {%- set rewrites_all = incremental and resets.unconsolidated -%}
 {%- set keeps_untouched_rows = incremental and rewrites_buckets and not rewrites_all -%}
-{#-- the touched buckets as literals (insert_overwrite of some buckets): see _run_scope --#}
+{#-- the touched buckets as literals (insert_overwrite of some buckets; merge_on_read: the base
+     partitions the replica rows of touched keys are read from): see _run_scope --#}
 {%- set touched_buckets = (scope.buckets | join(', ') or 'null')
-    if incremental and rewrites_buckets and not rewrites_all else none -%}
+    if incremental and (rewrites_buckets or merge_on_read) and not rewrites_all else none -%}
 {%- if touched_buckets is not none and execute and var('oracle_cdc__partition_pruning_fallback', true) -%}
     {#-- a Hive metastore cannot filter on _bucket (its filter grammar has no names starting with
          an underscore): Spark then lists the table's partitions and picks them itself --#}
     {%- do run_query('set spark.sql.hive.metastorePartitionPruningFallbackOnException=true') -%}
 {%- endif -%}
 {%- set plan = {
-    'keys': keys, 'watermark': watermark, 'incremental': incremental,
+    'keys': keys, 'watermark': watermark, 'incremental': incremental, 'replica': replica,
     'rewrites_all': rewrites_all, 'rewrites_buckets': rewrites_buckets,
     'keeps_untouched_rows': keeps_untouched_rows, 'soft_deletes': soft_deletes,
     'columns': columns, 'metadata': metadata, 'touched_buckets': touched_buckets,
@@ -115,7 +130,7 @@ touched_keys as (
         select {{ key_list }} from new_versions
         {%- if rewrites_all %}
         union all
-        select {{ key_list }} from {{ this }} where _op is not null
+        select {{ key_list }} from {{ replica }} as replica where _op is not null
         {%- endif %}
     ) as keyed
 

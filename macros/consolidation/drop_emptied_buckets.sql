@@ -18,7 +18,9 @@
 
 {% macro spark__drop_emptied_buckets(relation) -%}
     {# -- hooks are rendered at parse time too; only look at the table when running -- #}
-    {%- if execute and (config.get('incremental_strategy') or 'insert_overwrite') != 'merge' -%}
+    {#-- a merge_on_read run appends to its delta table and writes no marker --#}
+    {%- if execute and (config.get('incremental_strategy') or 'insert_overwrite') != 'merge'
+        and oracle_cdc.replica_layout() != 'merge_on_read' -%}
         {%- set emptied_query -%}
             select _bucket from {{ relation }}
             where _bucket in (select _bucket from {{ relation }} where _op is null)

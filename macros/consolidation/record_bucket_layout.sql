@@ -2,13 +2,13 @@
     record_bucket_layout(relation=this)
 
     Post-hook of replica models: after a full build, records the bucket layout the build
-    chose (bucket_layout) in the replica's table property oracle_cdc.buckets, where the next
-    incremental runs read it. The build's query names the layout in a comment
+    chose (bucket_layout) in the table property oracle_cdc.buckets, where the next
+    incremental runs read it. The table: the replica's own, or a merge_on_read replica's base. The build's query names the layout in a comment
     (/* oracle_cdc.buckets=<spec> */); an incremental run's query has none and nothing is
     recorded.
 #}
 {% macro record_bucket_layout(relation=none) -%}
-    {{ return(adapter.dispatch('record_bucket_layout', 'oracle_cdc')(relation or this)) }}
+    {{ return(adapter.dispatch('record_bucket_layout', 'oracle_cdc')(relation or oracle_cdc._replica_table())) }}
 {%- endmacro %}
 
 

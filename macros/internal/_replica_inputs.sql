@@ -3,7 +3,7 @@
      buckets, passed through), late_keys (keys with a new change older than their replica row),
      replica_rows (current_rows flagged _rederived for late keys), earlier_changes (consolidated
      deletes of touched keys, every earlier row of a late key). ``plan``: consolidate's
-     decisions (keys, watermark, rewrites_all, rewrites_buckets, keeps_untouched_rows,
+     decisions (keys, watermark, replica: the replica's rows as a relation or subquery, rewrites_all, rewrites_buckets, keeps_untouched_rows,
      touched_buckets: the touched buckets as an SQL list, broadcast: the touched keys are few
      enough to send to every task, so no join shuffles the replica or staging rows). --#}
 {% macro _replica_inputs(staging_relation, plan) -%}
@@ -11,14 +11,14 @@
 current_rows as (
 
     {% if plan['rewrites_all'] -%}
-    select * from {{ this }} as replica
+    select * from {{ plan['replica'] }} as replica
     where replica._op is not null
     {%- else -%}
-    select {{ touched_hint }}replica.* from {{ this }} as replica
+    select {{ touched_hint }}replica.* from {{ plan['replica'] }} as replica
     left semi join touched_keys as touched
         on {{ oracle_cdc._null_safe_key_match(plan['keys'], 'touched', 'replica') }}
     where
-        {%- if plan['rewrites_buckets'] %}
+        {%- if plan['touched_buckets'] is not none %}
         replica._bucket in ({{ plan['touched_buckets'] }}) and
         {%- endif %}
         {# -- marker rows of emptied buckets (see drop_emptied_buckets) are no versions -- #}
@@ -30,7 +30,7 @@ current_rows as (
 
 untouched_rows as (
 
-    select {{ touched_hint }}replica.* from {{ this }} as replica
+    select {{ touched_hint }}replica.* from {{ plan['replica'] }} as replica
     left anti join touched_keys as touched
         on {{ oracle_cdc._null_safe_key_match(plan['keys'], 'touched', 'replica') }}
     where

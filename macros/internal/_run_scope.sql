@@ -8,21 +8,28 @@
        buckets        (incremental) the _bucket values of those keys (``bucket``: the expression)
      The query names the touched buckets as literals: Spark then reads only those partitions of
      the replica; a subquery was pruned at run time only and measured five times slower at 10M
-     rows (docs/performance.md §2). Costs one query on the staging table's _op and _batch_id
-     columns, one on the replica's _batch_id and one on the new rows. --#}
-{% macro _run_scope(staging_relation, replica_relation, keys, bucket) -%}
+     rows (docs/performance.md §2). replica_relations: the tables holding the replica's rows
+     (none for a full build; a merge_on_read replica's base and delta, tombstones included);
+     watermark_floor: a watermark kept elsewhere (a merge_on_read replica's last compaction).
+     Costs one query on the staging table's _op and _batch_id columns, one on the replica's
+     _batch_id and one on the new rows. --#}
+{% macro _run_scope(staging_relation, replica_relations, keys, bucket, watermark_floor=-1) -%}
     {%- set scope = {'watermark': -1, 'last_batch': none, 'newest_marker': none, 'touched_keys': 0, 'buckets': []} -%}
     {#-- relations are only readable at execution time --#}
     {%- if not execute -%}{{ return(scope) }}{%- endif -%}
-    {%- if replica_relation is not none -%}
-        {%- do scope.update({'watermark': run_query('select ' ~ oracle_cdc._watermark(replica_relation)).rows[0][0]}) -%}
+    {%- if replica_relations is not none -%}
+        {%- set watermarks = [] -%}
+        {%- for relation in replica_relations -%}
+            {%- do watermarks.append(oracle_cdc._watermark(relation)) -%}
+        {%- endfor -%}
+        {%- do scope.update({'watermark': run_query('select greatest(' ~ watermark_floor ~ ', ' ~ watermarks | join(', ') ~ ')').rows[0][0]}) -%}
     {%- endif -%}
     {%- set batches_query -%}
         select max(_batch_id), max(case when _op = 't' then _batch_id end) from {{ staging_relation }}
     {%- endset -%}
     {%- set batches = run_query(batches_query).rows[0] -%}
     {%- do scope.update({'last_batch': batches[0], 'newest_marker': batches[1]}) -%}
-    {%- if replica_relation is not none and batches[0] is not none and batches[0] > scope.watermark -%}
+    {%- if replica_relations is not none and batches[0] is not none and batches[0] > scope.watermark -%}
         {%- set touched_query -%}
             select
                 approx_count_distinct(struct({{ keys | join(', ') }})),

@@ -20,7 +20,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 import _common
 import consolidation_bench
 import extract_land_bench
-import merge_on_read_bench
 import sync_bench
 
 
@@ -66,11 +65,9 @@ def test_extract_land_bench_lands_every_change_row_of_a_tiny_bundle(
 
 
 @pytest.mark.spark
-def test_consolidation_then_merge_on_read_bench_on_one_tiny_replica(
+def test_consolidation_bench_on_a_tiny_replica(
     spark: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """One replica for both benchmarks: merge_on_read_bench measures the state that
-    consolidation_bench leaves."""
     monkeypatch.setenv("ORACDC_DBT_SCHEMA", consolidation_bench.REPLICA_SCHEMA)
     project = consolidation_bench.prepare_project(tmp_path)
     # measure() itself raises when a replica's row count differs from the expected one
@@ -82,20 +79,16 @@ def test_consolidation_then_merge_on_read_bench_on_one_tiny_replica(
     assert _finite_positive(rows[0]["dbt_s"], rows[1]["dbt_s"], rows[1]["full_rebuild_s"])
     assert rows[1]["ratio"] == pytest.approx(rows[1]["dbt_s"] / rows[1]["full_rebuild_s"], 0.1)
 
-    # measure_merge_on_read itself raises when the view serves other rows than the replica
-    rows = merge_on_read_bench.measure_merge_on_read(spark, project, setting)
-    steps = [r["step"] for r in rows]
-    assert steps[:3] == ["dbt compile", "recent, with base rows", "recent, full images only"]
-    assert sorted(steps[3:-1]) == sorted(2 * ["count, replica", "count, view"]) + sorted(
-        2 * ["every column, replica", "every column, view"]
+    # merge-on-read: the run writes the delta only; reads and the compaction are timed
+    setting = consolidation_bench.BucketSetting.named("merge_on_read", None, 50)
+    rows = consolidation_bench.measure(spark, project, 200, setting, [0.1], "run")
+    assert rows[0]["layout"] == "mor key_range:number:64"
+    assert rows[1]["rewritten_buckets"] == "0/4"
+    assert _finite_positive(
+        rows[1]["compact_s"], rows[1]["read_view_s"], rows[1]["read_base_s"], rows[1]["read_ratio"]
     )
-    assert steps[-1] == "full rebuild"
-    assert all("ratio_with_dbt" in r for r in rows if r["step"].startswith("recent"))
-    assert _finite_positive(*(r["seconds"] for r in rows))
-    # "recent" holds one row per key of the last batch (20 changes, deletes as tombstones)
-    for table in (merge_on_read_bench.RECENT, merge_on_read_bench.RECENT_FULL_IMAGES):
-        counts = spark.sql(f"select count(*), count_if(_op = 'd') from {table}").collect()[0]
-        assert (counts[0], counts[1]) == (20, 1)
+    delta = f"{consolidation_bench.REPLICA_SCHEMA}.{consolidation_bench.MODEL}__delta"
+    assert spark.table(delta).count() == 0  # compacted, then rebuilt
 
 
 def test_consolidation_bench_skewed_changes_rewrite_the_top_buckets_of_key_ranges(
@@ -112,11 +105,6 @@ def test_consolidation_bench_skewed_changes_rewrite_the_top_buckets_of_key_range
     assert rows[1]["rewritten_buckets"] == "2/16"
     rows = consolidation_bench.measure(spark, project, 2000, setting, [0.01], "run", "skewed", 1)
     assert rows[1]["rewritten_buckets"] == "3/16"
-
-
-def test_merge_on_read_bench_refuses_a_query_that_is_not_incremental() -> None:
-    with pytest.raises(RuntimeError, match="not the incremental"):
-        merge_on_read_bench.recent_queries("select * from staging", "r.t")
 
 
 @pytest.mark.spark

@@ -1,9 +1,11 @@
 """Consolidation rules, checked on hand-written staging data (scenarios.py).
 
 The dbt runs are batched: one module fixture lands each phase for every scenario table and runs
-dbt once per phase; each test then checks one rule on one table. The fixture runs twice, once
-per bucket layout (key ranges, hashes), with about four keys per bucket so that the scenario
-tables span several buckets.
+dbt once per phase; each test then checks one rule on one table. The fixture runs three times:
+copy-on-write replicas with each bucket layout (key ranges, hashes), and merge-on-read replicas
+(key ranges), with about four keys per bucket so that the scenario tables span several buckets.
+Merge-on-read replicas serve phase 2 from their delta tables (no compaction), and compact by
+themselves at the phase 3 run.
 """
 
 from __future__ import annotations
@@ -77,7 +79,8 @@ class History:
     """Replica contents after each phase, plus what the checks of dbt commands returned."""
 
     project: Path
-    layout: str
+    layout: str  # the bucket layout (key_range, hash)
+    merge_on_read: bool
     phases: dict[str, dict[str, list[dict[str, Any]]]] = field(default_factory=dict)
     # per phase and replica model: the recorded bucket layout (table property oracle_cdc.buckets)
     bucket_specs: dict[str, dict[str, str | None]] = field(default_factory=dict)
@@ -86,6 +89,14 @@ class History:
     view_columns: dict[str, list[str]] = field(default_factory=dict)
     command_results: dict[str, Any] = field(default_factory=dict)
     histories: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    # per phase (merge_on_read): rows of the delta table of each replica model
+    delta_rows: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    @property
+    def rewrite_phase(self) -> str:
+        """The phase after which the base's buckets are rewritten: a merge-on-read replica
+        writes phase 2's changes to its delta and compacts them into the base at phase 3."""
+        return "phase3" if self.merge_on_read else "phase2"
 
     def rows(self, phase: str, table: TableDef) -> list[dict[str, Any]]:
         return self.phases[phase][model(table)]
@@ -101,18 +112,25 @@ def _snapshot(spark: Any, history: History, phase: str) -> None:
         frame = spark.table(f"{REPLICA_SCHEMA}.{model(table)}")
         replicas[model(table)] = [r.asDict() for r in frame.orderBy(*order).collect()]
     history.phases[phase] = replicas
+    stored = "__base" if history.merge_on_read else ""  # the table holding the buckets
     history.bucket_specs[phase] = {
-        m: recorded_bucket_layout(spark, f"{REPLICA_SCHEMA}.{m}") for m in replicas
+        m: recorded_bucket_layout(spark, f"{REPLICA_SCHEMA}.{m}{stored}") for m in replicas
     }
+    if history.merge_on_read:
+        history.delta_rows[phase] = {
+            m: spark.table(f"{REPLICA_SCHEMA}.{m}__delta").count() for m in replicas
+        }
     files = spark.sql(
-        f"select _bucket, input_file_name() as file from {REPLICA_SCHEMA}.{model(BUCKETS)}"
+        "select _bucket, input_file_name() as file"
+        f" from {REPLICA_SCHEMA}.{model(BUCKETS)}{stored} where _op is not null"
     ).collect()
     by_bucket: dict[int, set[str]] = {}
     for entry in files:
         by_bucket.setdefault(entry["_bucket"], set()).add(entry["file"])
     history.bucket_files[phase] = by_bucket
     history.partitions[phase] = [
-        r[0] for r in spark.sql(f"show partitions {REPLICA_SCHEMA}.{model(EMPTIED)}").collect()
+        r[0]
+        for r in spark.sql(f"show partitions {REPLICA_SCHEMA}.{model(EMPTIED)}{stored}").collect()
     ]
     history.view_columns[phase] = spark.table(f"{REPLICA_SCHEMA}.{VIEW}").columns
 
@@ -152,27 +170,31 @@ def _read_histories(spark: Any, history: History) -> None:
 ROWS_PER_BUCKET = 4
 
 
-@pytest.fixture(scope="module", params=["key_range", "hash"])
+@pytest.fixture(scope="module", params=["key_range", "hash", "merge_on_read"])
 def history(
     request: pytest.FixtureRequest, spark: Any, tmp_path_factory: pytest.TempPathFactory
 ) -> History:
-    layout = request.param
+    merge_on_read = request.param == "merge_on_read"
+    layout = "key_range" if merge_on_read else request.param
     for schema in (STAGING_SCHEMA, REPLICA_SCHEMA):
         spark.sql(f"drop database if exists {schema} cascade")
-    project = copy_project(tmp_path_factory.mktemp(f"dbt-{layout}") / "oracle_cdc")
+    project = copy_project(tmp_path_factory.mktemp(f"dbt-{request.param}") / "oracle_cdc")
     generate_project_files(TABLES, project)
     for soft in (SOFT_DELETES, *EXACTNESS_SOFT_TABLES):
         _soft_deletes_for(project, soft)
     _add_history_models(project)
-    variables = {
+    variables: dict[str, object] = {
         "oracle_cdc__bucket_layout": layout,
         "oracle_cdc__rows_per_bucket": ROWS_PER_BUCKET,
     }
+    if merge_on_read:
+        # no compaction until phase 3: phase 2 is read through the delta tables
+        variables.update({"oracle_cdc__layout": "merge_on_read", "oracle_cdc__compact_share": 0})
 
     def run(*args: str) -> Any:
         return dbt(project, *args, variables=variables)
 
-    result = History(project=project, layout=layout)
+    result = History(project=project, layout=layout, merge_on_read=merge_on_read)
     landing = Landing()
     landing.phase1(spark)
     run("run")
@@ -181,6 +203,9 @@ def history(
     run("run")
     _snapshot(spark, result, "phase2")
     _read_histories(spark, result)
+    if merge_on_read:
+        # every delta is due (BUCKETS' one changed key is 1/40 of its base)
+        variables["oracle_cdc__compact_share"] = 0.001
     run("run")
     _snapshot(spark, result, "phase3")
     result.command_results["test"] = run("test")
@@ -277,7 +302,7 @@ def test_late_snapshot_older_than_a_delete_does_not_bring_the_key_back(history: 
 
 def test_deleting_every_key_of_a_bucket_empties_it(history: History) -> None:
     assert history.rows("phase2", EMPTIED) == []
-    assert history.partitions["phase2"] == []
+    assert history.partitions[history.rewrite_phase] == []
 
 
 def test_soft_deleted_key_stays_flagged_with_its_last_values(history: History) -> None:
@@ -336,9 +361,10 @@ def test_dependent_view_shows_a_column_added_to_its_replica(history: History) ->
 
 
 def test_untouched_buckets_are_not_rewritten(history: History) -> None:
-    before, after = history.bucket_files["phase1"], history.bucket_files["phase2"]
+    phase = history.rewrite_phase
+    before, after = history.bucket_files["phase1"], history.bucket_files[phase]
     touched = next(
-        r["_bucket"] for r in history.rows("phase2", BUCKETS) if r["id"] == TOUCHED_BUCKET_KEY
+        r["_bucket"] for r in history.rows(phase, BUCKETS) if r["id"] == TOUCHED_BUCKET_KEY
     )
     assert {b: f for b, f in after.items() if b != touched} == {
         b: f for b, f in before.items() if b != touched
@@ -648,3 +674,23 @@ def test_buckets_follow_the_recorded_layout(history: History) -> None:
         for r in rows:
             assert seen.setdefault(int(r["id"]), r["_bucket"]) == r["_bucket"]
     assert len(set(seen.values())) >= 8
+
+
+# --- merge-on-read ------------------------------------------------------------------------
+
+
+def test_merge_on_read_run_writes_only_the_delta(history: History) -> None:
+    if not history.merge_on_read:
+        pytest.skip("copy-on-write replicas have no delta table")
+    assert history.bucket_files["phase2"] == history.bucket_files["phase1"]
+    assert history.delta_rows["phase1"][model(BUCKETS)] == 0
+    # the touched key's new version, and nothing for the untouched keys
+    assert history.delta_rows["phase2"][model(BUCKETS)] == 1
+    assert all(count == 0 for count in history.delta_rows["phase3"].values())
+
+
+def test_merge_on_read_delta_keeps_deletes_as_tombstones(history: History) -> None:
+    if not history.merge_on_read:
+        pytest.skip("copy-on-write replicas have no delta table")
+    assert history.delta_rows["phase2"][model(EMPTIED)] >= 1
+    assert history.rows("phase2", EMPTIED) == []

@@ -63,6 +63,9 @@ class HarnessCase:
     # the replicas' bucket layout (docs/dbt.md "Bucket layouts"), with a few keys per bucket so
     # that the simulated tables span many buckets
     bucket_layout: str = "auto"
+    # the replicas' layout (docs/dbt.md "Replica layouts"); merge_on_read compacts a delta once
+    # it passes 30% of its base, so that the cycles read through deltas and compactions alike
+    replica_layout: str = "copy_on_write"
 
 
 @dataclass
@@ -99,7 +102,12 @@ def run_case(spark: Any, work_root: Path, case: HarnessCase) -> HarnessOutcome:
     config = _project(work_root / f"seed{case.seed}", case, small_windows=small_windows)
     dbt = dbt_settings(config)
     dbt.variables.update(
-        {"oracle_cdc__bucket_layout": case.bucket_layout, "oracle_cdc__rows_per_bucket": 8}
+        {
+            "oracle_cdc__bucket_layout": case.bucket_layout,
+            "oracle_cdc__rows_per_bucket": 8,
+            "oracle_cdc__layout": case.replica_layout,
+            "oracle_cdc__compact_share": 0.3,
+        }
     )
 
     def cycle(fault: FaultHook | None) -> None:

@@ -11,8 +11,19 @@ from tests.e2e.harness import HarnessCase, extra_seeds, run_case
 
 pytestmark = pytest.mark.spark
 
-CI_CASES = [HarnessCase(seed=7, bucket_layout="hash"), HarnessCase(seed=11, tables=7)]
-EXTRA_CASES = [HarnessCase(seed=s, bucket_layout=("auto", "hash")[s % 2]) for s in extra_seeds()]
+CI_CASES = [
+    HarnessCase(seed=7, bucket_layout="hash"),
+    HarnessCase(seed=11, tables=7),
+    HarnessCase(seed=13, replica_layout="merge_on_read"),
+]
+EXTRA_CASES = [
+    HarnessCase(
+        seed=s,
+        bucket_layout=("auto", "hash")[s % 2],
+        replica_layout=("copy_on_write", "merge_on_read")[s // 2 % 2],
+    )
+    for s in extra_seeds()
+]
 
 
 @pytest.mark.parametrize("case", CI_CASES + EXTRA_CASES, ids=lambda c: f"seed{c.seed}")
