@@ -84,8 +84,12 @@ def run_dbt(
         command += ["--vars", json.dumps(dict(variables))]
     LOG.info("dbt %s", " ".join(args))
 
+    if errors is None:
+        return dbtRunner().invoke(command)
+    kept = errors
+
     def keep_error(event: Any) -> None:
-        if errors is not None and event.info.level == "error":
-            errors.append(str(event.info.msg))
+        if event.info.level == "error":
+            kept.append(str(event.info.msg))
 
     return dbtRunner(callbacks=[keep_error]).invoke(command)
