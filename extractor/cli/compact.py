@@ -87,5 +87,9 @@ def run(args: argparse.Namespace) -> int:
             fix="read the dbt log in the project's logs/ directory",
         )
     chosen = ", ".join(args.models) if args.models else "every merge-on-read replica"
-    print(f"compact: {chosen} compacted in {time.monotonic() - started:.1f}s", flush=True)
+    print(
+        f"compact: {chosen} done in {time.monotonic() - started:.1f}s (rows folded per replica:"
+        " dbt's log)",
+        flush=True,
+    )
     return 0

@@ -43,7 +43,8 @@ vars:
   # where the extractor lands the change rows: staging_schema of oracdc.yml (oracdc sync
   # passes it; set here for dbt run by hand)
   oracle_cdc__staging_schema: {staging_schema}
-  # other settings of the package (soft deletes, bucket layout, file format): docs/dbt.md
+  # other settings of the package (soft deletes, bucket layout, merge-on-read replicas,
+  # file format): docs/dbt.md
 
 # the package's merge strategy and macros come before dbt's own
 dispatch:

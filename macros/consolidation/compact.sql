@@ -95,8 +95,8 @@
     {%- if (scope[0] or 0) == 0 -%}{{ return(0) }}{%- endif -%}
     {%- set buckets = scope[1] -%}
     {%- set upto_batch = scope[2] -%}
-    {#-- the full build recorded whether the replica keeps deleted keys: the view and the runs
-         follow that setting, so a compaction called with another one does not change it --#}
+    {#-- the full build recorded whether the replica keeps deleted keys: a compaction called
+         with other vars keeps to it (switching soft deletes takes a full refresh) --#}
     {%- set recorded = oracle_cdc._merge_on_read_properties(storage.base) -%}
     {%- set soft_deletes = recorded.get('soft_deletes', soft_deletes | string | lower) == 'true' -%}
     {%- set emptied = [] if soft_deletes else (scope[3] or '').split(',') | reject('equalto', '') | list -%}
@@ -155,7 +155,7 @@
     {%- set storage = oracle_cdc._merge_on_read_relations(relation) -%}
     {%- set counts = run_query('select (select count(*) from ' ~ storage.delta ~ '), (select count(*) from '
         ~ storage.base ~ ')').rows[0] -%}
-    {%- if counts[0] > share * counts[1] -%}
+    {%- if (counts[0] | int) > share * (counts[1] | int) -%}
         {%- do oracle_cdc.compact_replica(relation, key_columns, soft_deletes) -%}
     {%- endif -%}
 {%- endmacro %}

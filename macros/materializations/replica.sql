@@ -16,11 +16,11 @@
         incremental  the query's rows (the latest version of each touched key, deletes as
                      tombstones) are appended to the delta; new columns are added to both
                      tables first (on_schema_change; the delta before the base);
-        then         the model's name becomes the view serving delta rows over base rows
-                     (_merge_on_read_select), the post-hooks run (record_bucket_layout records
-                     the base's layout), and when the delta holds more than
-                     oracle_cdc__compact_share (default 0.1) of the base's rows, compact_replica
-                     folds it into the base.
+        then         when the delta holds more than oracle_cdc__compact_share (default 0.1) of
+                     the base's rows, compact_replica folds it into the base; the model's name
+                     becomes the view serving delta rows over base rows
+                     (_merge_on_read_select), and the post-hooks run (record_bucket_layout
+                     records the base's layout).
 #}
 {% materialization replica, adapter='spark' -%}
   {%- set storage = oracle_cdc._merge_on_read_relations(this) -%}
@@ -76,6 +76,11 @@
     {%- endcall -%}
   {%- endif -%}
 
+  {#-- compacted before the view is written: its broadcast hint follows the delta's size --#}
+  {%- if incremental -%}
+    {%- do oracle_cdc._compact_when_due(this, config.require('unique_key'), soft_deletes) -%}
+  {%- endif -%}
+
   {%- set base_columns = adapter.get_columns_in_relation(storage.base) -%}
   {%- call statement('create_view') -%}
     create or replace view {{ this }} as
@@ -86,10 +91,6 @@
   {% do persist_docs(this, model) %}
 
   {{ run_hooks(post_hooks) }}
-
-  {%- if incremental -%}
-    {%- do oracle_cdc._compact_when_due(this, config.require('unique_key'), soft_deletes) -%}
-  {%- endif -%}
 
   {{ return({'relations': [this]}) }}
 {%- endmaterialization %}

@@ -46,7 +46,7 @@ def test_compact_runs_the_operation_on_the_named_models(
     assert call["args"][:3] == ["run-operation", "oracle_cdc.compact", "--args"]
     assert json.loads(call["args"][3]) == {"select": ["app__items"]}
     assert call["project_dir"] == tmp_path
-    assert capsys.readouterr().out.startswith("compact: app__items compacted in ")
+    assert capsys.readouterr().out.startswith("compact: app__items done in ")
 
 
 def test_compact_refuses_while_another_process_holds_the_data_directory(
