@@ -58,23 +58,19 @@
 {#-- merge_on_read: the run's rows, tombstones included, are appended to the delta table --#}
 {%- set rewrites_buckets = (config.get('incremental_strategy') or 'insert_overwrite') != 'merge'
     and not merge_on_read -%}
-{%- set incremental = oracle_cdc._replica_is_incremental() -%}
-{%- set storage = oracle_cdc._merge_on_read_relations(this) if merge_on_read else none -%}
-{%- set replica_table = storage.base if merge_on_read else this -%}
-{%- set columns = oracle_cdc._replica_source_columns(staging_relation, replica_table if incremental else none) -%}
-{%- set metadata = oracle_cdc._replica_metadata_columns() -%}
 {%- set keys = oracle_cdc._quoted_keys(key_columns) -%}
+{#-- the replica as an incremental run reads it (none: a full build) --#}
+{%- set read = oracle_cdc._replica_read(keys, soft_deletes) -%}
+{%- set incremental = read is not none -%}
+{%- set columns = oracle_cdc._replica_source_columns(staging_relation, read.table if incremental else none) -%}
+{%- set metadata = oracle_cdc._replica_metadata_columns() -%}
 {%- set key_list = keys | join(', ') -%}
 {%- set per_key = 'partition by ' ~ key_list -%}
 {%- set layout = oracle_cdc.bucket_layout(staging_relation, key_columns, columns, bucket_count, bucket_layout, number_key) -%}
 {%- set bucket = oracle_cdc._bucket_of(key_columns, columns, layout) -%}
-{#-- the replica as the run reads it: its table, or the rows its merge_on_read view serves --#}
-{%- set replica = this if not (incremental and merge_on_read) else '(\n' ~ oracle_cdc._merge_on_read_select(
-    storage, keys, adapter.get_columns_in_relation(storage.base), soft_deletes,
-    broadcast=oracle_cdc._broadcasts_delta(storage.delta)) ~ '\n)' -%}
-{%- set scope = oracle_cdc._run_scope(staging_relation,
-    none if not incremental else ([storage.base, storage.delta] if merge_on_read else [this]), keys, bucket,
-    oracle_cdc._compacted_watermark(storage.base) if incremental and merge_on_read else -1) -%}
+{%- set replica = read.rows if incremental else this -%}
+{%- set scope = oracle_cdc._run_scope(staging_relation, read.watermark_relations if incremental else none,
+    keys, bucket, read.watermark_floor if incremental else -1) -%}
 {%- set watermark = scope.watermark -%}
 {%- set last_batch = scope.last_batch if scope.last_batch is not none else watermark -%}
 {%- set resets = {

@@ -69,3 +69,25 @@
 {% macro _delta_newest_first() -%}
     _batch_id desc, _commit_scn desc, _scn desc, _redo_pos desc
 {%- endmacro %}
+
+
+{#-- How an incremental run of the current replica model reads the replica (none for a full
+     build): table (its columns and recorded layout), rows (a relation or a subquery: the rows
+     a merge_on_read view serves, base and delta), watermark_relations (the tables whose
+     highest _batch_id is folded in, tombstones included) and watermark_floor (a merge_on_read
+     replica's last compaction). --#}
+{% macro _replica_read(keys, soft_deletes) -%}
+    {%- if not oracle_cdc._replica_is_incremental() -%}{{ return(none) }}{%- endif -%}
+    {%- if oracle_cdc.replica_layout() != 'merge_on_read' -%}
+        {{ return({'table': this, 'rows': this, 'watermark_relations': [this], 'watermark_floor': -1}) }}
+    {%- endif -%}
+    {%- set storage = oracle_cdc._merge_on_read_relations(this) -%}
+    {%- set rows = oracle_cdc._merge_on_read_select(storage, keys, adapter.get_columns_in_relation(storage.base),
+        soft_deletes, broadcast=oracle_cdc._broadcasts_delta(storage.delta)) -%}
+    {{ return({
+        'table': storage.base,
+        'rows': '(\n' ~ rows ~ '\n)',
+        'watermark_relations': [storage.base, storage.delta],
+        'watermark_floor': oracle_cdc._compacted_watermark(storage.base),
+    }) }}
+{%- endmacro %}

@@ -3,8 +3,8 @@
      buckets, passed through), late_keys (keys with a new change older than their replica row),
      replica_rows (current_rows flagged _rederived for late keys), earlier_changes (consolidated
      deletes of touched keys, every earlier row of a late key). ``plan``: consolidate's
-     decisions (keys, watermark, replica: the replica's rows as a relation or subquery, rewrites_all, rewrites_buckets, keeps_untouched_rows,
-     touched_buckets: the touched buckets as an SQL list, broadcast: the touched keys are few
+     decisions (keys, watermark, replica: the replica's rows as a relation or subquery,
+     rewrites_all, rewrites_buckets, keeps_untouched_rows, touched_buckets: the touched buckets as an SQL list, broadcast: the touched keys are few
      enough to send to every task, so no join shuffles the replica or staging rows). --#}
 {% macro _replica_inputs(staging_relation, plan) -%}
 {%- set touched_hint = '/*+ BROADCAST(touched) */ ' if plan['broadcast'] else '' -%}
