@@ -89,6 +89,10 @@
          an underscore): Spark then lists the table's partitions and picks them itself --#}
     {%- do run_query('set spark.sql.hive.metastorePartitionPruningFallbackOnException=true') -%}
 {%- endif -%}
+{#-- null_safe_keys: joins on the touched keys compare with `=` when none of them has a NULL
+     part (a NULL replica key then matches nothing either way); rewrites_all touches every
+     replica key. late_possible: a new change may be older than a replica row (_run_scope),
+     else the late-key check is left out --#}
 {%- set plan = {
     'keys': keys, 'watermark': watermark, 'incremental': incremental, 'replica': replica,
     'rewrites_all': rewrites_all, 'rewrites_buckets': rewrites_buckets,
@@ -96,6 +100,8 @@
     'columns': columns, 'metadata': metadata, 'touched_buckets': touched_buckets,
     'broadcast': not rewrites_all
         and scope.touched_keys <= var('oracle_cdc__broadcast_keys', 1000000) | int,
+    'null_safe_keys': rewrites_all or scope.null_keys,
+    'late_possible': scope.late_possible,
 } -%}
 {%- if layout.chosen %}
 /* oracle_cdc.buckets={{ layout.spec }} */
@@ -274,7 +280,7 @@ bucketed as (
         end as _bucket
     from consolidated
     left join touched_keys as touched
-        on {{ oracle_cdc._null_safe_key_match(keys, 'touched', 'consolidated') }}
+        on {{ oracle_cdc._key_match(keys, 'touched', 'consolidated', plan['null_safe_keys']) }}
     {%- else -%}
     select
         *,

@@ -29,6 +29,6 @@ union all
 select {{ '/*+ BROADCAST(changed) */ ' if broadcast else '' }}{% for column in columns %}base.{{ adapter.quote(column.name | lower) }}{% if not loop.last %}, {% endif %}{% endfor %}
 from {{ storage.base }} as base
 left anti join (select distinct {{ keys | join(', ') }} from {{ delta_rows }}) as changed
-    on {{ oracle_cdc._null_safe_key_match(keys, 'changed', 'base') }}
+    on {{ oracle_cdc._key_match(keys, 'changed', 'base') }}
 where base._op is not null{% if not soft_deletes %} and not coalesce(base._deleted, false){% endif %}
 {%- endmacro %}

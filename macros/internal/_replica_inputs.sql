@@ -5,7 +5,10 @@
      deletes of touched keys, every earlier row of a late key). ``plan``: consolidate's
      decisions (keys, watermark, replica: the replica's rows as a relation or subquery,
      rewrites_all, rewrites_buckets, keeps_untouched_rows, touched_buckets: the touched buckets as an SQL list, broadcast: the touched keys are few
-     enough to send to every task, so no join shuffles the replica or staging rows). --#}
+     enough to send to every task, so no join shuffles the replica or staging rows,
+     null_safe_keys: the joins on touched keys match NULL key parts, see _key_match;
+     late_possible: false when every new change is newer than every replica row, so no key is
+     late and neither late_keys nor the earlier rows of late keys are read). --#}
 {% macro _replica_inputs(staging_relation, plan) -%}
 {%- set touched_hint = '/*+ BROADCAST(touched) */ ' if plan['broadcast'] else '' -%}
 current_rows as (
@@ -16,7 +19,7 @@ current_rows as (
     {%- else -%}
     select {{ touched_hint }}replica.* from {{ plan['replica'] }} as replica
     left semi join touched_keys as touched
-        on {{ oracle_cdc._null_safe_key_match(plan['keys'], 'touched', 'replica') }}
+        on {{ oracle_cdc._key_match(plan['keys'], 'touched', 'replica', plan['null_safe_keys']) }}
     where
         {%- if plan['touched_buckets'] is not none %}
         replica._bucket in ({{ plan['touched_buckets'] }}) and
@@ -32,7 +35,7 @@ untouched_rows as (
 
     select {{ touched_hint }}replica.* from {{ plan['replica'] }} as replica
     left anti join touched_keys as touched
-        on {{ oracle_cdc._null_safe_key_match(plan['keys'], 'touched', 'replica') }}
+        on {{ oracle_cdc._key_match(plan['keys'], 'touched', 'replica', plan['null_safe_keys']) }}
     where
         replica._bucket in ({{ plan['touched_buckets'] }})
         and replica._op is not null
@@ -40,6 +43,7 @@ untouched_rows as (
 ),
 {%- endif %}
 
+{%- if plan['late_possible'] %}
 {# -- keys with a new change older than their replica row: the replica row folded versions the
      older change must be ranked among, so the key is consolidated again from every staging row
      (the replica row then only contributes columns the staging table no longer has) -- #}
@@ -53,7 +57,7 @@ late_keys as (
         from new_versions
         group by {{ plan['keys'] | join(', ') }}
     ) as staged
-        on {{ oracle_cdc._null_safe_key_match(plan['keys'], 'staged', 'replica') }}
+        on {{ oracle_cdc._key_match(plan['keys'], 'staged', 'replica', plan['null_safe_keys']) }}
     where staged._earliest < {{ oracle_cdc._position('replica') }}
 
 ),
@@ -65,9 +69,22 @@ replica_rows as (
         coalesce(late._late, false) as _rederived
     from current_rows as replica
     left join late_keys as late
-        on {{ oracle_cdc._null_safe_key_match(plan['keys'], 'late', 'replica') }}
+        on {{ oracle_cdc._key_match(plan['keys'], 'late', 'replica', plan['null_safe_keys']) }}
 
 ),
+{%- else %}
+
+{# -- every new change is newer than every replica row (_run_scope): no key is late -- #}
+replica_rows as (
+
+    select
+        replica.*,
+        false as _rederived
+    from current_rows as replica
+
+),
+{%- endif %}
+
 
 {# -- deletes of touched keys from already consolidated batches (a late snapshot older than a
      consolidated delete must not bring the key back), and every earlier row of a late key -- #}
@@ -75,19 +92,21 @@ earlier_changes as (
 
     select {{ touched_hint }}staged.* from {{ staging_relation }} as staged
     left semi join touched_keys as touched
-        on {{ oracle_cdc._null_safe_key_match(plan['keys'], 'touched', 'staged') }}
+        on {{ oracle_cdc._key_match(plan['keys'], 'touched', 'staged', plan['null_safe_keys']) }}
     where
         staged._op = 'd'
         and staged._batch_id <= {{ plan['watermark'] }}
+    {%- if plan['late_possible'] %}
 
     union all
 
     select {{ '/*+ BROADCAST(late) */ ' if plan['broadcast'] else '' }}staged.* from {{ staging_relation }} as staged
     left semi join late_keys as late
-        on {{ oracle_cdc._null_safe_key_match(plan['keys'], 'late', 'staged') }}
+        on {{ oracle_cdc._key_match(plan['keys'], 'late', 'staged', plan['null_safe_keys']) }}
     where
         staged._op not in ('d', 't')
         and staged._batch_id <= {{ plan['watermark'] }}
+    {%- endif %}
 
 ),
 {%- endmacro %}

@@ -24,7 +24,7 @@
 {%- set soft_deletes = oracle_cdc.soft_deletes_enabled() if soft_deletes is none else soft_deletes -%}
 merge into {{ target }} as dest
 using {{ source }} as src
-on {{ oracle_cdc._null_safe_key_match(quoted_keys, 'src', 'dest') }}
+on {{ oracle_cdc._key_match(quoted_keys, 'src', 'dest') }}
 when matched and (
     src._commit_scn > dest._commit_scn
     or (src._commit_scn = dest._commit_scn and src._scn > dest._scn)
