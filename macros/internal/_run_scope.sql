@@ -12,8 +12,8 @@
                       read): false when the oldest new _commit_scn is above the replica's
                       newest, and the run then skips the late-key check (a second read of the
                       touched keys' replica rows, about 40% of the query at 10M rows). A
-                      NULL _commit_scn ranks first in a position: a replica row without one is
-                      never later than a change, a new change without one keeps the check
+                      NULL _commit_scn counts as -1 on both sides (it ranks first in a
+                      position), so a new change without one keeps the check
      The query names the touched buckets as literals: Spark then reads only those partitions of
      the replica; a subquery was pruned at run time only and measured five times slower at 10M
      rows (docs/performance.md §2). replica_relations: the tables holding the replica's rows
@@ -31,10 +31,10 @@
         {%- for relation in replica_relations -%}
             {%- do replica_columns.append('select _batch_id, _commit_scn from ' ~ relation) -%}
         {%- endfor -%}
-        {#-- every row counts, markers and tombstones too: a higher newest _commit_scn only
-             keeps the late-key check --#}
+        {#-- every row counts, tombstones too: a higher newest _commit_scn only keeps the
+             late-key check; a NULL counts as -1, so NULLs on both sides keep it too --#}
         {%- set replica_query -%}
-            select greatest({{ watermark_floor }}, coalesce(max(_batch_id), -1)), max(_commit_scn)
+            select greatest({{ watermark_floor }}, coalesce(max(_batch_id), -1)), max(coalesce(_commit_scn, -1))
             from ({{ replica_columns | join(' union all ') }}) as replica
         {%- endset -%}
         {%- set replica = run_query(replica_query).rows[0] -%}
