@@ -77,3 +77,23 @@ def test_verify_and_sync_after_the_demo_see_the_demo_database(
     assert main(["verify", "--config", config]) == 0
     assert main(["snapshot", "--tables", "SIM.X", "--config", config]) == 1
     assert "--tables goes with --force" in capsys.readouterr().err
+
+    # merge-on-read replicas (docs/dbt.md "Replica layouts"), set as a user would: the next
+    # cycle rebuilds every replica as base, delta and view, the one after appends to the delta;
+    # verify reads them through their views
+    project_file = work / "dbt_project.yml"
+    settings = project_file.read_text(encoding="utf-8")
+    staging_var = "  oracle_cdc__staging_schema:"
+    assert staging_var in settings
+    layout = "  oracle_cdc__layout: merge_on_read\n  oracle_cdc__compact_share: 1\n"
+    project_file.write_text(settings.replace(staging_var, layout + staging_var), encoding="utf-8")
+    for cycles in (5, 6):
+        assert main(["sync", "--once", "--config", config]) == 0
+        replicas_equal_truth(cycles=cycles)
+        capsys.readouterr()
+        assert main(["verify", "--config", config]) == 0
+        verified = capsys.readouterr().out
+        assert "DIFFERENT" not in verified and verified.count("MATCH") == 5, verified
+    deltas = spark.sql(f"show tables in {REPLICA_SCHEMA} like '*__delta'").collect()
+    assert len(deltas) == 5
+    assert sum(spark.table(f"{REPLICA_SCHEMA}.{row.tableName}").count() for row in deltas) > 0
