@@ -7,7 +7,11 @@
       new_versions     those without reset markers (_op = 't', never key versions themselves)
       touched_keys     keys (and their bucket) those rows change; every replica key too
                        when a reset marker is among the new rows (the run rewrites the replica)
-      current_rows     replica rows of the touched keys, to fold in
+      consolidated_deletes  deletes of touched keys from earlier batches
+      newest_changes/  (no change can be late, no column lost) the keys whose replica row can
+      needed_keys      change the result: newest change a partial image or a delete of
+                       another ROWID, or a consolidated delete; only their rows are read
+      current_rows     replica rows of the touched keys (or of needed_keys), to fold in
       untouched_rows   (insert_overwrite) the other rows of the touched buckets: a bucket is
                        rewritten whole, these pass through unchanged, without ranking
       late_keys        keys with a new change older than their replica row: the row folded
@@ -102,6 +106,8 @@
         and scope.touched_keys <= var('oracle_cdc__broadcast_keys', 1000000) | int,
     'null_safe_keys': rewrites_all or scope.null_keys,
     'late_possible': scope.late_possible,
+    'reads_needed_rows_only': incremental and not rewrites_all and not scope.late_possible
+        and columns | rejectattr('in_staging') | list | length == 0,
 } -%}
 {%- if layout.chosen %}
 /* oracle_cdc.buckets={{ layout.spec }} */

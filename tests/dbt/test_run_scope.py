@@ -7,7 +7,9 @@ docs/dbt.md "What a replica run does"), on both replica layouts:
   matches no touched key either way);
 - the late-key check (a new change older than the key's replica row, docs/dbt.md "Rules") runs
   only when the oldest new `_commit_scn` is not above the replica's newest: a late partial image
-  still lands in its place.
+  still lands in its place;
+- without late changes, whole replica rows are read only for keys whose newest change needs
+  them (a partial image; a delete of another ROWID than the row's; a consolidated delete).
 
 One table keyed on (CODE, N), CODE nullable. The expected rows are written here by hand.
 """
@@ -47,6 +49,9 @@ Row = tuple[tuple[str | None, int], str | None, str | None]
 NULL_SAFE_JOIN = "touched.`code` <=> replica.`code` and touched.`n` <=> replica.`n`"
 EQUALITY_JOIN = "touched.`code` = replica.`code` and touched.`n` = replica.`n`"
 LATE_CHECK = "late_keys as ("
+NEEDED_ROWS_ONLY = "needed_keys as ("
+NEEDED_ROWS_READ = "left semi join needed_keys"
+Y = (("y", 1), "a", "a")  # a key two rows share in turn (keyed on non-unique columns)
 
 
 def code(code_: str | None, n: int, **values: str) -> dict[str, Any]:
@@ -87,6 +92,7 @@ def runs(
         Change("r", 100, code(None, 1, v="a", w="a"), row_id="AAAR01"),
         Change("r", 100, code("x", 1, v="a", w="a"), row_id="AAAR02"),
         Change("r", 100, code("x", 2, v="a", w="a"), row_id="AAAR03"),
+        Change("r", 100, code("y", 1, v="a", w="a"), row_id="AAAR04"),
     ])  # fmt: skip
     run("built")
     # the NULL-keyed row changes: its replica row must be found and replaced
@@ -108,25 +114,50 @@ def runs(
     )  # fmt: skip
     staging.land(spark, [late])
     run("late")
+    # deletes after every replica row: ("x", 2) and ("y", 1) by another ROWID than their
+    # replica row's (a row that took the key and left it: the replica row stays live), the
+    # NULL-keyed row by its own
+    staging.land(spark, [
+        Change("d", 400, code("x", 2, v="gone", w="gone"), batch=5, row_id="AAAR09"),
+        Change("d", 395, code(None, 1, v="b", w="b"), batch=5, row_id="AAAR01"),
+        Change("d", 402, code("y", 1, v="gone", w="gone"), batch=5, row_id="AAAR0B"),
+    ])  # fmt: skip
+    run("deletes")
+    # that other row's insert of ("y", 1) lands late, after every replica row (merge-on-read:
+    # the tombstone at 395) but before its consolidated delete (402): the delete retires it,
+    # and the replica row stays the key's
+    staging.land(spark, [Change("c", 398, code("y", 1, v="b", w="b"), batch=6, row_id="AAAR0B")])
+    run("retired")
     return state
 
 
 def test_a_null_key_part_matches_itself(runs: dict[str, Any]) -> None:
-    assert runs["built"] == [((None, 1), "a", "a"), (("x", 1), "a", "a"), (("x", 2), "a", "a")]
+    assert runs["built"] == [((None, 1), "a", "a"), (("x", 1), "a", "a"), (("x", 2), "a", "a"), Y]
     assert runs["null_touched"] == [
-        ((None, 1), "b", "b"), (("x", 1), "a", "a"), (("x", 2), "a", "a"),
+        ((None, 1), "b", "b"), (("x", 1), "a", "a"), (("x", 2), "a", "a"), Y,
     ]  # fmt: skip
     assert NULL_SAFE_JOIN in runs["null_touched_query"]
 
 
 def test_keys_without_null_parts_are_joined_with_equality(runs: dict[str, Any]) -> None:
-    assert runs["newer"] == [((None, 1), "b", "b"), (("x", 1), "c", "a"), (("x", 2), "c", "c")]
+    assert runs["newer"] == [((None, 1), "b", "b"), (("x", 1), "c", "a"), (("x", 2), "c", "c"), Y]
     assert EQUALITY_JOIN in runs["newer_query"]
     assert "<=> replica." not in runs["newer_query"]
 
 
 def test_the_late_check_runs_only_when_a_change_can_be_late(runs: dict[str, Any]) -> None:
-    assert runs["late"] == [((None, 1), "b", "b"), (("x", 1), "c", "late"), (("x", 2), "c", "c")]
+    assert runs["late"] == [((None, 1), "b", "b"), (("x", 1), "c", "late"), (("x", 2), "c", "c"), Y]
     assert LATE_CHECK not in runs["null_touched_query"]
     assert LATE_CHECK not in runs["newer_query"]
     assert LATE_CHECK in runs["late_query"]
+
+
+def test_only_the_replica_rows_the_result_needs_are_read(runs: dict[str, Any]) -> None:
+    """Without late changes a run reads whole replica rows only for keys whose newest change is
+    a partial image (("x", 1) in the "newer" run), a delete of another ROWID than the row's, or
+    that have a consolidated delete (which may be newer than the new change)."""
+    assert runs["deletes"] == [(("x", 1), "c", "late"), (("x", 2), "c", "c"), Y]
+    assert runs["retired"] == [(("x", 1), "c", "late"), (("x", 2), "c", "c"), Y]
+    for run in ("newer", "deletes", "retired"):
+        assert NEEDED_ROWS_READ in runs[f"{run}_query"], run
+    assert NEEDED_ROWS_ONLY not in runs["late_query"]
