@@ -97,7 +97,12 @@ def record(rows: int, tables: int, seed: int, out: Path) -> dict[str, Any]:
 
 
 def measure(
-    bundle: Path, work: Path, *, profile: Path | None = None, landing: str = "auto"
+    bundle: Path,
+    work: Path,
+    *,
+    profile: Path | None = None,
+    landing: str = "auto",
+    reader: str = "inline",
 ) -> dict[str, Any]:
     """Stream the whole bundle into fresh staging tables under ``work``; phase seconds."""
     from extractor.config import config_from_mapping
@@ -113,6 +118,7 @@ def measure(
             "data_dir": str(work / "data"),
             "staging_schema": "bench_staging",
             "spark": {"landing": landing},
+            "mining": {"reader": reader},
         },
         base_dir=work,
     )
@@ -160,6 +166,7 @@ def measure(
         "rss_before_mb": round(rss_before),
         "parser": "compiled" if implementation.compiled else "python",
         "landing": landing,
+        "reader": reader,
         "peak_rss_mb": round(peak_rss_mb()),
     }
 
@@ -188,10 +195,11 @@ def run_child(
     profile: Path | None,
     parser: str = "compiled",
     landing: str = "auto",
+    reader: str = "inline",
 ) -> dict[str, Any]:
     """One measurement in a fresh Python process (its own peak RSS, its own JVM)."""
     command = [sys.executable, __file__, "--child", "--rows", str(rows), "--tables", str(tables)]
-    command += ["--seed", str(seed), "--landings", landing]
+    command += ["--seed", str(seed), "--landings", landing, "--readers", reader]
     if profile is not None:
         command += ["--profile", str(profile)]
     environment = {**os.environ, "ORACDC_PARSER": parser}
@@ -218,6 +226,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--landings", default="auto", help="spark.landing modes to measure (auto,spark)"
     )
+    parser.add_argument(
+        "--readers",
+        default="process,inline",
+        help="mining.reader modes to measure (process: a mining process reads and assembles)",
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     counts = parse_counts(args.rows)
@@ -225,7 +238,11 @@ def main(argv: list[str] | None = None) -> int:
         bundle = bundle_dir(counts[0], args.tables, args.seed, args.bundles)
         with tempfile.TemporaryDirectory(prefix="oracdc-extract-bench-") as work:
             landing = args.landings.split(",")[0]
-            print(json.dumps(measure(bundle, Path(work), profile=args.profile, landing=landing)))
+            reader = args.readers.split(",")[0]
+            measured = measure(
+                bundle, Path(work), profile=args.profile, landing=landing, reader=reader
+            )
+            print(json.dumps(measured))
         return 0
     run = BenchRun("extract_land", vars(args))
     for rows in counts:
@@ -238,22 +255,24 @@ def main(argv: list[str] | None = None) -> int:
         floor = io_floor_seconds(bundle)
         for attempt in range(1, args.repeat + 1):
             variants = [
-                (parser_name, landing)
+                (parser_name, landing, reader)
+                for reader in args.readers.split(",")
                 for landing in args.landings.split(",")
                 for parser_name in args.parsers.split(",")
             ]
-            for parser_name, landing in variants:
+            for parser_name, landing, reader in variants:
                 measured = run_child(
-                    rows, args.tables, args.seed, args.profile, parser_name, landing
+                    rows, args.tables, args.seed, args.profile, parser_name, landing, reader
                 )
                 vs_floor = round(measured["total_s"] / floor, 1)
                 row = run.add(
                     rows=rows, run=attempt, **meta, **measured, io_floor_s=round(floor, 2),
                     vs_floor=vs_floor,
                 )  # fmt: skip
-                shown = ["rows", "run", "parser", "landing", "rows_per_s", "peak_rss_mb"]
+                shown = ["rows", "run", "parser", "landing", "reader", "rows_per_s", "peak_rss_mb"]
                 print(format_table([row], shown), flush=True)
-    columns = ["rows", "run", "parser", "landing", "change_rows", "total_s", "rows_per_s"]
+    columns = ["rows", "run", "parser", "landing", "reader", "change_rows", "total_s"]
+    columns += ["rows_per_s"]
     columns += [f"{name}_s" for name in PHASES] + ["io_floor_s", "vs_floor"]
     columns += ["peak_rss_mb", "load_1m", "cpu_probe_s"]
     print(format_table(run.rows, columns))

@@ -65,6 +65,9 @@ class TableSelection:
         return tuple(sorted({o for o, _ in self.patterns}))
 
 
+MINING_READERS = ("auto", "process", "inline")
+
+
 @dataclass(frozen=True)
 class MiningSettings:
     window_scns: int = 20_000
@@ -75,6 +78,10 @@ class MiningSettings:
     # Open transactions begun more than this many SCNs below a window's end are discarded
     # (logged, counted); None: never (docs/transactions.md "Transactions that never end").
     transaction_retention_scns: int | None = None
+    # Where windows are read and transactions assembled: "process" (a mining process beside
+    # the extracting one, for replay and Oracle sources), "inline", or "auto" (process where
+    # the source allows it and the machine has two cores or more; docs/extraction.md).
+    reader: str = "auto"
 
 
 @dataclass(frozen=True)
@@ -175,7 +182,12 @@ def config_from_mapping(
     source = _source(raw.get("source"), where, base_dir)
     spark = _mapping(raw.get("spark", {}), "spark", where)
     dbt = _mapping(raw.get("dbt", {}), "dbt", where)
-    mining_raw = _mapping(raw.get("mining", {}), "mining", where)
+    mining_raw = dict(_mapping(raw.get("mining", {}), "mining", where))
+    reader = str(mining_raw.pop("reader", "auto"))
+    if reader not in MINING_READERS:
+        raise ConfigError(
+            f"{where}: mining.reader must be one of {', '.join(MINING_READERS)}; not {reader!r}"
+        )
     try:
         mining = MiningSettings(
             **{  # type: ignore[arg-type]
@@ -184,13 +196,14 @@ def config_from_mapping(
                 else int(_number(v, f"mining.{k}", where))
                 for k, v in mining_raw.items()
                 if not (k == "transaction_retention_scns" and v is None)
-            }
+            },
+            reader=reader,
         )
     except TypeError:
         raise ConfigError(
             f"{where}: unknown key under mining: {sorted(mining_raw)}",
             fix="use window_scns, min_window_scns, max_window_scns, target_rows_per_window, "
-            "poll_interval_seconds, transaction_retention_scns",
+            "poll_interval_seconds, transaction_retention_scns, reader",
         ) from None
     if not 0 < mining.min_window_scns <= mining.window_scns <= mining.max_window_scns:
         raise ConfigError(f"{where}: need 0 < min_window_scns <= window_scns <= max_window_scns")

@@ -248,6 +248,18 @@ class SpillError(AssemblyError):
         self.path = path
 
 
+class MiningProcessError(AssemblyError):
+    """The mining process (``mining.reader: process``) stopped or failed in a way that
+    cannot be told as one of the errors above."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(
+            message,
+            fix="see <data_dir>/logs/mining-process.log; set mining.reader: inline in "
+            "oracdc.yml to mine in the extracting process",
+        )
+
+
 # -- parsing SQL_REDO ----------------------------------------------------------------------
 
 

@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     if args.tables and not args.force:
         raise ConfigError("--tables goes with --force", fix="add --force, or leave out --tables")
     config = config_of(args)
-    with open_runtime(config) as runtime:
+    with open_runtime(config, mines=False) as runtime:
         extractor = runtime.extractor
         if args.force:
             tables = extractor.registry.resolve()

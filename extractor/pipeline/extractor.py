@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 
+from extractor.assemble.window_miner import TransactionFeed, WindowMiner
 from extractor.config import OracdcConfig
 from extractor.dictionary import TableDef
 from extractor.errors import MissingRedoLogError
@@ -58,6 +59,7 @@ class Extractor:
         *,
         fault: FaultHook | None = None,
         clock: Callable[[], datetime] | None = None,
+        feed: TransactionFeed | None = None,
     ) -> None:
         self._store = store
         self._config = config
@@ -93,9 +95,13 @@ class Extractor:
             now=self._clock,
             fault=fault or no_fault,
         )
+        if feed is None:
+            feed = WindowMiner(
+                source, config.mining, config.memory_budget_mb * 1024 * 1024, config.spill_dir
+            )
         self._stream = StreamRunner(
             config, source, self.registry, store, writer, lander, self._observer, self.builder,
-            fault=fault or no_fault,
+            feed, fault=fault or no_fault,
         )  # fmt: skip
         self._snapshots = SnapshotRunner(
             config, source, self.registry, store, writer, lander, self._observer,

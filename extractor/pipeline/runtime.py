@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from extractor.assemble.window_miner import TransactionFeed
 from extractor.config import OracdcConfig
+from extractor.errors import ConfigError
 from extractor.lakehouse.spark_session import SparkSettings, get_spark
 from extractor.pipeline.extractor import Extractor, open_extractor
 from extractor.pipeline.fault_points import FaultHook
@@ -35,6 +38,44 @@ def open_configured_source(config: OracdcConfig) -> Source:
     return open_source(config.source, data_dir=config.data_dir)
 
 
+# Source kinds a mining process can open on its own (a simulated database lives in this one).
+_PROCESS_SOURCE_KINDS = ("replay", "oracle")
+
+
+def mining_feed(
+    config: OracdcConfig, *, source_from_config: bool, start: bool = True
+) -> TransactionFeed | None:
+    """The mining process for ``mining.reader`` (``docs/extraction.md``), or None for the
+    inline miner. ``auto`` picks the process for a replay or Oracle source opened from the
+    configuration on a machine with two cores or more; ``process`` insists on it. ``start``:
+    started now (it warms its source up), else at the first pass that mines."""
+    reader = config.mining.reader
+    kind = config.source.get("kind")
+    if reader == "inline":
+        return None
+    if reader == "process" and kind not in _PROCESS_SOURCE_KINDS:
+        raise ConfigError(
+            f"mining.reader: process needs a replay or oracle source, not {kind!r}",
+            fix="set mining.reader to auto or inline",
+        )
+    if reader == "auto" and (
+        kind not in _PROCESS_SOURCE_KINDS or not source_from_config or (os.cpu_count() or 1) < 2
+    ):
+        return None
+    from extractor.assemble.mining_process import MiningProcess
+
+    feed = MiningProcess(
+        config.source,
+        config.data_dir,
+        config.mining,
+        config.memory_budget_mb * 1024 * 1024,
+        config.spill_dir,
+    )
+    if start:
+        feed.start()
+    return feed
+
+
 @contextmanager
 def open_runtime(
     config: OracdcConfig,
@@ -42,14 +83,20 @@ def open_runtime(
     source: Source | None = None,
     spark: Any = None,
     fault: FaultHook | None = None,
+    mines: bool = True,
 ) -> Iterator[Runtime]:
-    """Open the source, the Spark session and the extractor (holding the checkpoint lock)."""
+    """Open the source, the Spark session and the extractor (holding the checkpoint lock).
+    ``mines``: the caller streams, so a mining process starts at once (docs/extraction.md)."""
     owned_source = source is None
     active_source = open_configured_source(config) if source is None else source
+    feed = None
     try:
+        feed = mining_feed(config, source_from_config=owned_source, start=mines)
         session = spark if spark is not None else get_spark(spark_settings(config))
-        with open_extractor(config, active_source, session, fault=fault) as extractor:
+        with open_extractor(config, active_source, session, fault=fault, feed=feed) as extractor:
             yield Runtime(config, active_source, session, extractor)
     finally:
+        if feed is not None:
+            feed.close()
         if owned_source:
             active_source.close()

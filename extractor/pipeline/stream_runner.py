@@ -15,14 +15,11 @@ them, and checkpoint after each window.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from extractor.assemble.csf import ContinuationJoiner
 from extractor.assemble.records import CommittedTransaction
-from extractor.assemble.transaction_buffer import TransactionBuffer
-from extractor.config import MiningSettings, OracdcConfig
-from extractor.dictionary import TableDef
+from extractor.assemble.window_miner import MinedWindow, TransactionFeed
+from extractor.config import OracdcConfig
 from extractor.errors import OracdcError
 from extractor.land.audit_records import QuarantinedChange, SchemaChange
 from extractor.land.staging_writer import StagingWriter
@@ -83,6 +80,7 @@ class StreamRunner:
         lander: Lander,
         observer: StatsObserver,
         builder: ChangeBuilder,
+        feed: TransactionFeed,
         *,
         fault: FaultHook,
     ) -> None:
@@ -95,10 +93,10 @@ class StreamRunner:
         self._observer = observer
         self._builder = builder
         self._fault = fault
-        self._buffer: TransactionBuffer | None = None
-        self._buffer_tables: tuple[str, ...] = ()
+        self._feed = feed
+        self._feed_ready = False  # reset since the last close
+        self._feed_tables: tuple[str, ...] = ()
         self._next_scn: int | None = None
-        self._window = config.mining.window_scns
         self._target_scn: int | None = None
 
     def stream_once(self, until_scn: int | None = None) -> StreamResult:
@@ -119,33 +117,32 @@ class StreamRunner:
         if checkpoint.resume_scn is None:
             raise OracdcError("the checkpoint has no mining position", fix="run oracdc snapshot")
         table_names = tuple(sorted(t.qualified_name for t in tables))
-        if self._buffer is None or self._buffer_tables != table_names or self._next_scn is None:
-            self._reset_buffer(checkpoint, table_names)
-        assert self._buffer is not None and self._next_scn is not None
+        if not self._feed_ready or self._feed_tables != table_names or self._next_scn is None:
+            self._reset_feed(checkpoint, table_names)
+        assert self._next_scn is not None
         target = self._source.minable_scn() if until_scn is None else until_scn
         self._target_scn = target
         windows = transactions = change_rows = quarantined = 0
         progress = Progress("mining", max(target - self._next_scn + 1, 0))
-        while self._next_scn <= target:
-            start = self._next_scn
-            end = min(start + self._window - 1, target)
-            try:
-                mined = self._mine_window(tables, start, end)
-            except BaseException:
-                # The in-memory transactions may be ahead of the checkpoint: rebuild from it.
-                self.close()
-                raise
-            if mined.window_end < start:
-                # A CSF chain at the window's first SCN was cut off: mine a larger window.
-                self._window = min(self._window * 2, self._config.mining.max_window_scns * 2)
-                continue
-            windows += 1
-            transactions += mined.transactions
-            change_rows += mined.change_rows
-            quarantined += mined.quarantined
-            self._window = next_window_scns(self._window, mined.rows_read, self._config.mining)
-            progress.advance(mined.window_end - start + 1)
-            self._next_scn = mined.window_end + 1
+        window = _WindowLanding(self, self._lander)
+        try:
+            for event in self._feed.mine(tables, self._next_scn, target):
+                if isinstance(event, CommittedTransaction):
+                    window.add_transaction(event)
+                    continue
+                self._finish_window(window, event)
+                if event.window_end >= event.start_scn:  # else cut off: mined again, larger
+                    windows += 1
+                    transactions += window.transactions
+                    change_rows += window.change_rows
+                    quarantined += window.quarantined
+                    progress.advance(event.window_end - event.start_scn + 1)
+                    self._next_scn = event.window_end + 1
+                window = _WindowLanding(self, self._lander)
+        except BaseException:
+            # The open transactions may be ahead of the checkpoint: rebuild from it.
+            self.close()
+            raise
         progress.finish()
         return StreamResult(
             windows, transactions, change_rows, quarantined, self._store.current.mined_to_scn
@@ -153,45 +150,31 @@ class StreamRunner:
 
     def restart_from_checkpoint(self) -> None:
         """Forget the open transactions: the next call mines again from the checkpoint (new
-        tables need mining from their handover point)."""
-        self.close()
+        tables need mining from their handover point). The feed is reset then (a mining
+        process that has not mined yet is kept, warm)."""
+        self._feed_ready = False
 
     def close(self) -> None:
-        if self._buffer is not None:
-            self._buffer.close()
-            self._buffer = None
+        self._feed.close()
+        self._feed_ready = False
 
-    def _reset_buffer(self, checkpoint: Checkpoint, table_names: tuple[str, ...]) -> None:
-        self.close()
-        self._config.spill_dir.mkdir(parents=True, exist_ok=True)
+    def _reset_feed(self, checkpoint: Checkpoint, table_names: tuple[str, ...]) -> None:
         emit_after = None
         if checkpoint.last_commit is not None:
             # Every commit at that SCN was processed (module docstring): skip them all.
             emit_after = CommitPosition.after_scn(checkpoint.last_commit.scn)
-        self._buffer = TransactionBuffer(
-            self._config.memory_budget_mb * 1024 * 1024,
-            self._config.spill_dir,
-            emit_after=emit_after,
-        )
-        self._buffer_tables = table_names
+        self._feed.reset(emit_after)
+        self._feed_ready = True
+        self._feed_tables = table_names
         self._next_scn = checkpoint.resume_scn
 
-    def _mine_window(self, tables: Sequence[TableDef], start: int, end: int) -> _WindowResult:
-        assert self._buffer is not None
-        window = _WindowLanding(self, self._lander)
-        joiner = ContinuationJoiner(hold_incomplete=True)
-        rows_read = 0
-        with self._source.mine(start, end, tables) as rows:
-            for row in joiner.join(rows):
-                rows_read += 1
-                committed = self._buffer.add(row)
-                if committed is not None:
-                    window.add_transaction(committed)
-        window_end = end if joiner.resume_scn is None else joiner.resume_scn - 1
+    def _finish_window(self, window: _WindowLanding, mined: MinedWindow) -> None:
+        """Land what is left of the window and checkpoint its end."""
         window.finish()
         self._fault(FaultPoint.STREAM_BEFORE_CHECKPOINT)
-        self._apply_retention(window_end)
-        oldest_open = self._buffer.oldest_open_scn()
+        self._observer.abandoned(mined.abandoned)
+        window_end = mined.window_end
+        oldest_open = mined.oldest_open_scn
         resume = window_end + 1 if oldest_open is None else min(oldest_open, window_end + 1)
         checkpoint = self._forget_snapshots(self._store.current, window)
         self._store.save(
@@ -204,27 +187,16 @@ class StreamRunner:
         )
         self._observer.window_mined(
             window_end=window_end,
-            window_scns=self._window,
-            rows_read=rows_read,
+            window_scns=mined.window_scns,
+            rows_read=mined.rows_read,
             transactions=window.transactions,
             quarantined=window.quarantined,
-            buffer=self._buffer.metrics(),
-            oldest_open_scn=self._buffer.oldest_open_scn(),
+            buffer=mined.buffer,
+            oldest_open_scn=oldest_open,
             source_scn=self._target_scn,
-            redo_logs=[log.describe() for log in self._source.last_window_logs()],
+            redo_logs=list(mined.redo_logs),
         )
         self._fault(FaultPoint.STREAM_AFTER_CHECKPOINT)
-        return _WindowResult(
-            window_end, rows_read, window.transactions, window.change_rows, window.quarantined
-        )
-
-    def _apply_retention(self, window_end: int) -> None:
-        """Discard open transactions begun more than ``transaction_retention_scns`` below
-        the window's end (each logged by the buffer); they no longer hold ``resume_scn``."""
-        retention = self._config.mining.transaction_retention_scns
-        if retention is not None and self._buffer is not None:
-            discarded = self._buffer.abandon_older_than(window_end - retention)
-            self._observer.abandoned(len(discarded))
 
     # -- what a window's transactions become ----------------------------------------------
 
@@ -292,15 +264,6 @@ class _TransactionChanges:
     ddl: list[tuple[LogMinerRow, SchemaChange]]  # each DDL row and what applying it did
 
 
-@dataclass(frozen=True)
-class _WindowResult:
-    window_end: int
-    rows_read: int
-    transactions: int
-    change_rows: int
-    quarantined: int
-
-
 class _WindowLanding:
     """Accumulates the changes of one mining window and lands them (in slices if large)."""
 
@@ -347,14 +310,3 @@ class _WindowLanding:
     def _flush(self) -> None:
         self._lander.land_changes(self._records, self._errors, self._ddl)
         self._records, self._errors, self._ddl, self._held = {}, [], [], 0
-
-
-def next_window_scns(window_scns: int, rows_read: int, mining: MiningSettings) -> int:
-    """The next window's size: halved above ``target_rows_per_window`` rows, doubled below
-    half of it (each window costs one append per table: fewer, fuller windows land faster),
-    within ``[min_window_scns, max_window_scns]``."""
-    if rows_read > mining.target_rows_per_window:
-        return max(mining.min_window_scns, window_scns // 2)
-    if rows_read < mining.target_rows_per_window // 2:
-        return min(mining.max_window_scns, window_scns * 2)
-    return window_scns

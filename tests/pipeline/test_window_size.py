@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from extractor.assemble.window_miner import next_window_scns
 from extractor.config import MiningSettings
-from extractor.pipeline.stream_runner import next_window_scns
 
 MINING = MiningSettings(
     window_scns=1_000, min_window_scns=100, max_window_scns=8_000, target_rows_per_window=1_000

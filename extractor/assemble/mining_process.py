@@ -1,0 +1,533 @@
+"""The mining process: windows read and transactions assembled beside the extracting process.
+
+With ``mining.reader: process`` (``auto`` picks it for replay and Oracle sources on a machine
+with two cores or more) a second Python process opens the configured source itself and runs
+the :class:`~extractor.assemble.window_miner.WindowMiner`: it reads each window's rows, joins
+CSF chains and assembles transactions, and hands on, in order, each committed transaction and
+each window's end. The extracting process parses, lands and checkpoints them exactly as it
+does with the inline miner, while the mining process already reads the next rows: on two
+cores the two halves of the per-row work overlap (docs/performance.md §1).
+
+What stays as it is:
+
+- commit order and the checkpoint rules: the extracting process checkpoints a window when
+  it has landed it, with the buffer's state the mining process reported at that window's end
+  (``MinedWindow``), so a checkpoint never covers more than has landed;
+- restarts: when anything fails, or the pipeline starts over from its checkpoint, the mining
+  process is stopped and a new one mines again from the checkpoint (``reset``);
+- errors: an error in the mining process is raised in the extracting process as the same
+  exception (or, when it cannot be carried over, a :class:`MiningProcessError` with its
+  text); its log records are logged by the extracting process under their own logger names.
+
+Wire: the extracting process writes pickled commands to the mining process's stdin; the
+mining process writes length-prefixed msgpack frames of messages to its stdout (a list of
+:data:`_Message` each, ``msgspec``). Its stderr goes to ``<data_dir>/logs/mining-process.log``.
+The pipe (1 MiB where Linux allows) is the only buffer: the mining process runs ahead of the
+extracting process by what it holds. The extracting process reads frames in its main thread:
+a reader thread would wait for the GIL after every read while the main thread parses, up to
+the 5 ms switch interval each time, which measured slower than no thread at all.
+
+Run as ``python -m extractor.assemble.mining_process`` by :class:`MiningProcess` only.
+"""
+
+from __future__ import annotations
+
+import logging
+import pickle
+import struct
+import subprocess
+import sys
+import traceback
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+import msgspec
+
+from extractor.assemble.records import BufferMetrics, CommittedTransaction
+from extractor.assemble.window_miner import MinedWindow, WindowMiner
+from extractor.config import MiningSettings
+from extractor.dictionary import TableDef
+from extractor.errors import MiningProcessError
+from extractor.logminer_row import LogMinerRow
+from extractor.redo_position import CommitPosition
+
+LOG = logging.getLogger(__name__)
+
+STDERR_FILE = Path("logs") / "mining-process.log"  # under data_dir
+_ROWS_PER_FRAME = 200  # a frame is sent when it holds this many rows (or a window ends)
+_PIPE_BYTES = 1 << 20  # the stdout pipe's size (Linux F_SETPIPE_SZ), best effort
+_LENGTH = struct.Struct("<I")
+_STOP_SECONDS = 10.0
+
+
+# -- commands (extracting process -> mining process, pickled) ------------------------------
+
+
+@dataclass(frozen=True)
+class _Start:
+    source: Mapping[str, Any]
+    data_dir: Path
+    mining: MiningSettings
+    memory_budget_bytes: int
+    spill_dir: Path
+    log_level: int
+
+
+@dataclass(frozen=True)
+class _Mine:
+    tables: tuple[TableDef, ...]
+    start_scn: int
+    target_scn: int
+    reset: bool
+    emit_after: CommitPosition | None
+
+
+# -- messages (mining process -> extracting process, msgpack) ------------------------------
+
+
+class _Transaction(msgspec.Struct, array_like=True, tag=1):
+    xid: str
+    start_scn: int
+    commit_scn: int
+    commit_timestamp: str | None
+    commit_rs_id: str
+    commit_ssn: int
+    saw_start: bool
+    row_count: int
+    rows: list[LogMinerRow]
+    complete: bool  # False: _MoreRows follow
+
+
+class _MoreRows(msgspec.Struct, array_like=True, tag=2):
+    rows: list[LogMinerRow]
+    complete: bool
+
+
+class _Window(msgspec.Struct, array_like=True, tag=3):
+    start_scn: int
+    window_end: int
+    window_scns: int
+    rows_read: int
+    oldest_open_scn: int | None
+    buffer: dict[str, int]
+    abandoned: int
+    redo_logs: list[str]
+
+
+class _Finished(msgspec.Struct, array_like=True, tag=4):
+    pass
+
+
+class _Failed(msgspec.Struct, array_like=True, tag=5):
+    error: bytes  # the pickled exception, empty when it cannot be pickled
+    text: str
+
+
+class _Log(msgspec.Struct, array_like=True, tag=6):
+    logger: str
+    level: int
+    message: str
+    extra: dict[str, str | int | float | bool | None]  # the record's plain ``extra`` fields
+
+
+_Message = _Transaction | _MoreRows | _Window | _Finished | _Failed | _Log
+_FRAME_DECODER = msgspec.msgpack.Decoder(list[_Message])
+
+
+class MiningProcess:
+    """The extracting process's side: a :class:`~extractor.assemble.window_miner.TransactionFeed`
+    whose windows are mined by a child process (started at the first ``mine``)."""
+
+    def __init__(
+        self,
+        source: Mapping[str, Any],
+        data_dir: Path,
+        mining: MiningSettings,
+        memory_budget_bytes: int,
+        spill_dir: Path,
+    ) -> None:
+        self._start = _Start(
+            dict(source),
+            data_dir,
+            mining,
+            memory_budget_bytes,
+            spill_dir,
+            logging.getLogger().getEffectiveLevel(),
+        )
+        self._process: subprocess.Popen[bytes] | None = None
+        self._reset: tuple[CommitPosition | None] | None = None
+        self._busy = False  # a _Mine command is being answered
+        self._mined = False  # the running process has been asked to mine
+
+    def start(self) -> None:
+        """Start the mining process now: it opens its source and warms it (a replay bundle's
+        index, an Oracle connection) while this process does other work."""
+        if self._process is None:
+            self._spawn()
+
+    def reset(self, emit_after: CommitPosition | None) -> None:
+        """Forget the open transactions (a running mining process is stopped unless it has
+        not mined yet); the next ``mine`` starts from the checkpoint."""
+        if self._mined:
+            self.close()
+        self._reset = (emit_after,)
+
+    def mine(
+        self, tables: Sequence[TableDef], start_scn: int, target_scn: int
+    ) -> Iterator[CommittedTransaction | MinedWindow]:
+        if self._reset is None and self._process is None:
+            raise RuntimeError("MiningProcess.mine before reset")
+        reset = self._reset
+        command = _Mine(
+            tuple(tables), start_scn, target_scn, reset is not None, reset[0] if reset else None
+        )
+        self._send(command)
+        self._reset = None
+        self._busy = self._mined = True
+        try:
+            yield from self._events()
+            self._busy = False
+        finally:
+            if self._busy:  # failed or abandoned half way: its state is ahead of ours
+                self.close()
+
+    def close(self) -> None:
+        """Stop the mining process (its open transactions are forgotten)."""
+        process, self._process = self._process, None
+        self._mined = False
+        if process is None:
+            return
+        try:
+            if process.stdin is not None:
+                process.stdin.close()  # end of commands: it closes its source and stops
+        except OSError:
+            pass
+        if self._busy:
+            process.kill()  # it may be blocked writing frames nobody will read
+            self._busy = False
+        try:
+            process.wait(_STOP_SECONDS)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(_STOP_SECONDS)
+        if process.stdout is not None:
+            process.stdout.close()
+
+    # -- internals ------------------------------------------------------------------------
+
+    def _send(self, command: _Mine) -> None:
+        process = self._process or self._spawn()
+        assert process.stdin is not None
+        try:
+            _write_frame(process.stdin, pickle.dumps(command))
+        except OSError as error:
+            raise self._stopped(f"cannot be reached ({error})") from None
+
+    def _spawn(self) -> subprocess.Popen[bytes]:
+        log_path = self._start.data_dir / STDERR_FILE
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        with open(log_path, "ab") as stderr:
+            process = subprocess.Popen(
+                [sys.executable, "-m", __name__],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+                close_fds=True,
+            )
+        assert process.stdin is not None and process.stdout is not None
+        _enlarge_pipe(process.stdout)
+        self._process = process
+        _write_frame(process.stdin, pickle.dumps(self._start))
+        LOG.info("mining process %d started", process.pid)
+        return process
+
+    def _events(self) -> Iterator[CommittedTransaction | MinedWindow]:
+        messages = self._messages()
+        for message in messages:
+            if isinstance(message, _Transaction):
+                rows = _transaction_rows(message, messages)
+                yield CommittedTransaction(
+                    message.xid,
+                    message.start_scn,
+                    message.commit_scn,
+                    message.commit_timestamp,
+                    message.commit_rs_id,
+                    message.commit_ssn,
+                    message.saw_start,
+                    message.row_count,
+                    rows,
+                )
+                for _ in rows:  # rows the consumer left: the next message follows them
+                    pass
+            elif isinstance(message, _Window):
+                yield MinedWindow(
+                    message.start_scn,
+                    message.window_end,
+                    message.window_scns,
+                    message.rows_read,
+                    message.oldest_open_scn,
+                    BufferMetrics(**message.buffer),
+                    message.abandoned,
+                    tuple(message.redo_logs),
+                )
+            elif isinstance(message, _Finished):
+                return
+            else:
+                raise MiningProcessError(f"unexpected message from the mining process: {message}")
+
+    def _messages(self) -> Iterator[_Message]:
+        process = self._process
+        assert process is not None and process.stdout is not None
+        while True:
+            frame = _read_frame(process.stdout)
+            if frame is None:
+                process.wait(_STOP_SECONDS)
+                raise self._stopped("stopped")
+            for message in _FRAME_DECODER.decode(frame):
+                if isinstance(message, _Log):
+                    extra = {**message.extra, "origin": "mining process"}
+                    logging.getLogger(message.logger).log(
+                        message.level, "%s", message.message, extra=extra
+                    )
+                elif isinstance(message, _Failed):
+                    raise _exception(message)
+                else:
+                    yield message
+
+    def _stopped(self, what: str) -> MiningProcessError:
+        process = self._process
+        code = None if process is None else process.poll()
+        tail = _tail(self._start.data_dir / STDERR_FILE)
+        return MiningProcessError(
+            f"the mining process {what} (exit code {code})" + (f": {tail}" if tail else "")
+        )
+
+
+def _transaction_rows(first: _Transaction, messages: Iterator[_Message]) -> Iterator[LogMinerRow]:
+    yield from first.rows
+    complete = first.complete
+    while not complete:
+        more = next(messages)
+        if not isinstance(more, _MoreRows):
+            raise MiningProcessError(f"rows of transaction {first.xid} cut short by {more}")
+        yield from more.rows
+        complete = more.complete
+
+
+def _exception(failed: _Failed) -> BaseException:
+    if failed.error:
+        try:
+            error = pickle.loads(failed.error)
+        except Exception:
+            error = None
+        if isinstance(error, BaseException):
+            return error
+    return MiningProcessError(f"the mining process failed: {failed.text}")
+
+
+def _tail(path: Path, lines: int = 3) -> str:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    return " | ".join(text.strip().splitlines()[-lines:])
+
+
+def _enlarge_pipe(stream: IO[bytes]) -> None:
+    try:
+        import fcntl
+
+        fcntl.fcntl(stream.fileno(), getattr(fcntl, "F_SETPIPE_SZ", 1031), _PIPE_BYTES)
+    except (ImportError, OSError):
+        pass  # the default size works, with less overlap
+
+
+def _write_frame(stream: IO[bytes], payload: bytes) -> None:
+    stream.write(_LENGTH.pack(len(payload)) + payload)
+    stream.flush()
+
+
+def _read_frame(stream: IO[bytes]) -> bytes | None:
+    header = stream.read(_LENGTH.size)
+    if len(header) < _LENGTH.size:
+        return None
+    (size,) = _LENGTH.unpack(header)
+    payload = stream.read(size)
+    return payload if len(payload) == size else None
+
+
+# -- the mining process's side ----------------------------------------------------------------
+
+
+class _Sender:
+    """Batches messages into frames on stdout."""
+
+    def __init__(self, stream: IO[bytes]) -> None:
+        self._stream = stream
+        self._encoder = msgspec.msgpack.Encoder()
+        self._pending: list[_Message] = []
+        self._rows = 0
+
+    def add(self, message: _Message, rows: int = 0) -> None:
+        self._pending.append(message)
+        self._rows += rows
+        if self._rows >= _ROWS_PER_FRAME:
+            self.flush()
+
+    def transaction(self, committed: CommittedTransaction) -> None:
+        rows = committed.rows
+        chunk = _take(rows, _ROWS_PER_FRAME)
+        complete = len(chunk) < _ROWS_PER_FRAME
+        self.add(
+            _Transaction(
+                committed.xid,
+                committed.start_scn,
+                committed.commit_scn,
+                committed.commit_timestamp,
+                committed.commit_rs_id,
+                committed.commit_ssn,
+                committed.saw_start,
+                committed.row_count,
+                chunk,
+                complete,
+            ),
+            len(chunk),
+        )
+        while not complete:
+            chunk = _take(rows, _ROWS_PER_FRAME)
+            complete = len(chunk) < _ROWS_PER_FRAME
+            self.add(_MoreRows(chunk, complete), len(chunk))
+
+    def window(self, mined: MinedWindow) -> None:
+        buffer = {name: getattr(mined.buffer, name) for name in BufferMetrics.__dataclass_fields__}
+        self.add(
+            _Window(
+                mined.start_scn,
+                mined.window_end,
+                mined.window_scns,
+                mined.rows_read,
+                mined.oldest_open_scn,
+                buffer,
+                mined.abandoned,
+                list(mined.redo_logs),
+            )
+        )
+        self.flush()
+
+    def flush(self) -> None:
+        if self._pending:
+            _write_frame(self._stream, self._encoder.encode(self._pending))
+            self._pending, self._rows = [], 0
+
+
+def _take(rows: Iterator[LogMinerRow], count: int) -> list[LogMinerRow]:
+    taken: list[LogMinerRow] = []
+    for row in rows:
+        taken.append(row)
+        if len(taken) == count:
+            break
+    return taken
+
+
+# What every LogRecord has; the rest of a record's attributes came in its ``extra``.
+_RECORD_ATTRIBUTES = frozenset(logging.LogRecord("", 0, "", 0, "", None, None).__dict__) | {
+    "message",
+    "asctime",
+    "origin",
+}
+
+
+class _ForwardLogs(logging.Handler):
+    """The mining process's log records, sent to the extracting process in order."""
+
+    def __init__(self, sender: _Sender) -> None:
+        super().__init__()
+        self._sender = sender
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            extra = {
+                key: value
+                for key, value in record.__dict__.items()
+                if key not in _RECORD_ATTRIBUTES
+                and (value is None or isinstance(value, str | int | float | bool))
+            }
+            self._sender.add(_Log(record.name, record.levelno, record.getMessage(), extra))
+        except Exception:
+            self.handleError(record)
+
+
+def _read_command(stream: IO[bytes]) -> object | None:
+    frame = _read_frame(stream)
+    return None if frame is None else pickle.loads(frame)
+
+
+def serve(commands: IO[bytes], out: IO[bytes]) -> int:
+    """The mining process's loop: a ``_Start``, then ``_Mine`` commands until stdin ends."""
+    sender = _Sender(out)
+    start = _read_command(commands)
+    if not isinstance(start, _Start):
+        return 2
+    root = logging.getLogger()
+    root.setLevel(start.log_level)
+    root.addHandler(_ForwardLogs(sender))
+    try:
+        from extractor.source.factory import open_source
+
+        source = open_source(start.source, data_dir=start.data_dir)
+    except Exception as error:
+        sender.add(_failed(error))
+        sender.flush()
+        return 1
+    miner = WindowMiner(source, start.mining, start.memory_budget_bytes, start.spill_dir)
+    try:
+        source.minable_scn()  # warm up: a bundle's index, the connection
+    except Exception as error:
+        LOG.debug("warming the source up failed: %s", error)
+    try:
+        while isinstance(command := _read_command(commands), _Mine):
+            try:
+                if command.reset:
+                    miner.reset(command.emit_after)
+                for event in miner.mine(command.tables, command.start_scn, command.target_scn):
+                    if isinstance(event, MinedWindow):
+                        sender.window(event)
+                    else:
+                        sender.transaction(event)
+                sender.add(_Finished())
+            except Exception as error:
+                sender.add(_failed(error))
+            sender.flush()
+    finally:
+        miner.close()
+        source.close()
+    return 0
+
+
+def _failed(error: BaseException) -> _Failed:
+    try:
+        pickled = pickle.dumps(error)
+        pickle.loads(pickled)  # it must also come back
+    except Exception:
+        pickled = b""
+    traceback.print_exception(error, file=sys.stderr)  # to mining-process.log
+    return _Failed(pickled, f"{type(error).__name__}: {error}")
+
+
+def main() -> int:
+    commands, out = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr  # stdout carries frames only
+    try:
+        return serve(commands, out)
+    except BrokenPipeError:
+        return 0  # the extracting process went away
+
+
+if __name__ == "__main__":
+    # Run as a module, this file is __main__; the commands pickled by the extracting process
+    # name the classes of extractor.assemble.mining_process, so serve with that module's.
+    from extractor.assemble import mining_process
+
+    sys.exit(mining_process.main())
