@@ -651,6 +651,7 @@ enum Kind {
     K_TIMESTAMP = 7,
     K_TIMESTAMP_TZ = 8,
     K_BYTES = 9,
+    K_NULL_ONLY = 10, /* NULL, IS NULL and 'Unsupported Type' only (typed_value) */
 };
 
 /* flags (spec b for the datetime kinds, spec a for the number kinds' NLS check) */
@@ -733,25 +734,29 @@ static int hex_value(Py_UCS4 c) {
     return -1;
 }
 
-/* UNISTR('body'): \XXXX (a UTF-16 unit), \\ (a backslash), anything else itself; declines
- * on surrogates (the reference joins pairs), '' pairs, and malformed escapes. */
+/* UNISTR('body'): the body unquoted ('' is '), then \XXXX is one UTF-16 unit, \\ a
+ * backslash, anything else itself; a high surrogate unit followed by a low one is the
+ * character they encode (the reference joins the pairs). Declines on a lone surrogate half,
+ * a surrogate character in the body, and malformed escapes (the reference refuses them). */
 static PyObject *unistr(const Text *t, Py_ssize_t start, Py_ssize_t end) {
     Py_ssize_t bs, be;
     int doubled;
-    if (!one_string(t, start, end, &bs, &be, &doubled) || doubled) return NOT_HANDLED;
+    if (!one_string(t, start, end, &bs, &be, &doubled)) return NOT_HANDLED;
     Py_ssize_t n = be - bs;
     Py_UCS4 *units = PyMem_Malloc((size_t)(n > 0 ? n : 1) * sizeof(Py_UCS4));
     if (units == NULL) return PyErr_NoMemory();
     Py_ssize_t count = 0;
+    Py_UCS4 high = 0; /* a high surrogate unit waiting for its low half */
     for (Py_ssize_t i = bs; i < be;) {
         Py_UCS4 c = ch(t, i);
         if (c != '\\') {
-            if (c >= 0xD800 && c <= 0xDFFF) goto decline;
+            if (high || (c >= 0xD800 && c <= 0xDFFF)) goto decline;
             units[count++] = c;
-            i++;
+            i += (c == '\'' && doubled) ? 2 : 1; /* one_string checked the pairs */
             continue;
         }
         if (ch(t, i + 1) == '\\' && i + 1 < be) {
+            if (high) goto decline;
             units[count++] = '\\';
             i += 2;
             continue;
@@ -761,10 +766,22 @@ static PyObject *unistr(const Text *t, Py_ssize_t start, Py_ssize_t end) {
         int h2 = hex_value(ch(t, i + 3)), h3 = hex_value(ch(t, i + 4));
         if (h0 < 0 || h1 < 0 || h2 < 0 || h3 < 0) goto decline;
         Py_UCS4 unit = (Py_UCS4)((h0 << 12) | (h1 << 8) | (h2 << 4) | h3);
-        if (unit >= 0xD800 && unit <= 0xDFFF) goto decline;
-        units[count++] = unit;
         i += 5;
+        if (unit >= 0xD800 && unit <= 0xDBFF) {
+            if (high) goto decline;
+            high = unit;
+            continue;
+        }
+        if (unit >= 0xDC00 && unit <= 0xDFFF) {
+            if (!high) goto decline;
+            units[count++] = 0x10000 + ((high - 0xD800) << 10) + (unit - 0xDC00);
+            high = 0;
+            continue;
+        }
+        if (high) goto decline;
+        units[count++] = unit;
     }
+    if (high) goto decline;
     PyObject *result = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, units, count);
     PyMem_Free(units);
     return result;
@@ -783,6 +800,9 @@ static PyObject *to_string(const Text *t) {
     }
     Py_ssize_t open = literal_text(t, 0, "UNISTR(");
     if (open >= 0 && ch(t, n - 1) == ')') return unistr(t, open, n - 1);
+    if ((n == 12 && literal_text(t, 0, "EMPTY_CLOB()") == 12) ||
+        (n == 12 && literal_text(t, 0, "EMPTY_BLOB()") == 12))
+        return PyUnicode_New(0, 0); /* the reference: an empty string, not NULL */
     return NOT_HANDLED;
 }
 
@@ -868,12 +888,21 @@ static PyObject *to_number_text(const Text *t) {
 }
 
 static PyObject *to_decimal(const Text *t, long precision, long scale) {
-    /* NUMBER(p, s) with 0 <= s < p: the reference quantizes to s places and refuses more
-     * digits after the point or 10**(p-s) and beyond */
-    if (scale < 0 || precision <= scale || precision > 38) return NOT_HANDLED;
+    /* NUMBER(p, s) with 0 <= s < p <= 38: the reference quantizes to s places and refuses
+     * more digits after the point or 10**(p-s) and beyond. With s < 0 (p - s <= 38) it
+     * quantizes to whole numbers and refuses what is not a multiple of 10**-s. */
+    if (precision > 38 || (scale >= 0 && precision <= scale) ||
+        (scale < 0 && precision - scale > 38))
+        return NOT_HANDLED;
     PlainNumber number;
     if (!plain_number(t, &number)) return NOT_HANDLED;
-    if (number.frac_len > scale || number.int_len > precision - scale) return NOT_HANDLED;
+    if (number.frac_len > (scale > 0 ? scale : 0) || number.int_len > precision - scale)
+        return NOT_HANDLED;
+    if (scale < 0 && number.int_len > 0) {
+        if (number.int_len < -scale) return NOT_HANDLED; /* not a multiple: refused there */
+        for (int i = number.int_len + (int)scale; i < number.int_len; i++)
+            if (number.digits[i] != '0') return NOT_HANDLED;
+    }
     char text[140];
     int k = 0;
     if (number.negative) text[k++] = '-';
@@ -893,12 +922,37 @@ static PyObject *to_decimal(const Text *t, long precision, long scale) {
     return result;
 }
 
+/* 'Nan', 'Inf', '-Inf', 'Infinity', ... as Python's float() reads them, any case, and
+ * without a sign for a NaN (float('-nan') keeps its sign bit: left to the reference). */
+static PyObject *special_binary(const Text *t, Py_ssize_t start, Py_ssize_t end) {
+    char word[10];
+    Py_ssize_t n = end - start;
+    if (n < 3 || n > 9) return NOT_HANDLED;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Py_UCS4 c = ch(t, start + i);
+        if (c > 127) return NOT_HANDLED;
+        word[i] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    }
+    word[n] = 0;
+    const char *body = word[0] == '+' || word[0] == '-' ? word + 1 : word;
+    double sign = word[0] == '-' ? -1.0 : 1.0;
+    if (strcmp(body, "inf") == 0 || strcmp(body, "infinity") == 0)
+        return PyFloat_FromDouble(sign * Py_HUGE_VAL);
+    if (strcmp(word, "nan") == 0 || strcmp(word, "+nan") == 0) return PyFloat_FromDouble(Py_NAN);
+    return NOT_HANDLED;
+}
+
 static PyObject *to_binary(const Text *t, int single) {
     Py_ssize_t start = 0, end = t->n;
     if (ch(t, 0) == '\'') {
         if (end < 3 || ch(t, end - 1) != '\'') return NOT_HANDLED;
         start = 1;
         end -= 1;
+        Py_UCS4 first = ch(t, start);
+        if (first == 'N' || first == 'n' || first == 'I' || first == 'i' ||
+            ((first == '-' || first == '+') && end - start > 1 &&
+             (ch(t, start + 1) == 'I' || ch(t, start + 1) == 'i')))
+            return special_binary(t, start, end);
     }
     /* the whole text must be one NUMBER of the grammar (no Nan, Inf, blanks, '_') */
     if (end - start > 60 || number(t, start) != end) return NOT_HANDLED;
@@ -1106,7 +1160,8 @@ static PyObject *fast_value(PyObject *text, long kind, long a, long b) {
     switch (kind) {
         case K_STRING: return to_string(&t);
         case K_NUMBER_TEXT: return a & NLS_DEFAULT ? to_number_text(&t) : NOT_HANDLED;
-        case K_DECIMAL: return b & NLS_DEFAULT ? to_decimal(&t, a >> 8, a & 0xFF) : NOT_HANDLED;
+        case K_DECIMAL: /* a = precision << 8 | (scale & 0xFF), the scale signed */
+            return b & NLS_DEFAULT ? to_decimal(&t, a >> 8, (signed char)(a & 0xFF)) : NOT_HANDLED;
         case K_DOUBLE: return a & NLS_DEFAULT ? to_binary(&t, 0) : NOT_HANDLED;
         case K_SINGLE: return a & NLS_DEFAULT ? to_binary(&t, 1) : NOT_HANDLED;
         case K_DATE: return to_date(&t, (int)(b & NLS_DEFAULT));

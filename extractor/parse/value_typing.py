@@ -141,7 +141,9 @@ def _columns_by_name(table: TableDef) -> dict[str, _Typer]:
 
 _K_FALLBACK, _K_STRING, _K_NUMBER_TEXT, _K_DECIMAL, _K_DOUBLE, _K_SINGLE = 0, 1, 2, 3, 4, 5
 _K_DATE, _K_TIMESTAMP, _K_TIMESTAMP_TZ, _K_BYTES = 6, 7, 8, 9
+_K_NULL_ONLY = 10  # any kind _compiled.c does not read: NULL, IS NULL, Unsupported Type only
 _FALLBACK_SPEC = (_K_FALLBACK, 0, 0)
+_NULL_ONLY_SPEC = (_K_NULL_ONLY, 0, 0)
 _DEFAULT_DATE_FORMATS = frozenset({"YYYY-MM-DD HH24:MI:SS"})
 _DEFAULT_TIMESTAMP_FORMATS = frozenset({"YYYY-MM-DD HH24:MI:SS.FF9", "YYYY-MM-DD HH24:MI:SS.FF"})
 _DEFAULT_TZ_FORMATS = frozenset(
@@ -164,7 +166,16 @@ def _fast_specs(table: TableDef, nls: NlsSettings) -> dict[str, _Spec]:
 
 def _fast_spec(column: ColumnDef, nls: NlsSettings) -> _Spec:
     """What the compiled typer may read for ``column`` under ``nls``; it follows
-    ``_converter`` (the reference) and leaves everything else to it."""
+    ``_converter`` (the reference) and leaves everything else to it. A column the reference
+    converts but the compiled typer does not still has its NULL and 'Unsupported Type'
+    read there (``_K_NULL_ONLY``: ``_convert`` reads them before any converter)."""
+    spec = _fast_value_spec(column, nls)
+    if spec == _FALLBACK_SPEC and _converter_or_none(column) is not None:
+        return _NULL_ONLY_SPEC
+    return spec
+
+
+def _fast_value_spec(column: ColumnDef, nls: NlsSettings) -> _Spec:
     try:
         spark = spark_type(column)
     except UnsupportedTypeError:
@@ -178,8 +189,8 @@ def _fast_spec(column: ColumnDef, nls: NlsSettings) -> _Spec:
             return (_K_NUMBER_TEXT, plain_numbers, 0)
         digits = 38 if column.data_precision is None else column.data_precision
         scale = column.data_scale or 0
-        if 0 <= scale < digits <= 38:
-            return (_K_DECIMAL, digits << 8 | scale, plain_numbers)
+        if 0 <= scale < digits <= 38 or (-84 <= scale < 0 and digits - scale <= 38):
+            return (_K_DECIMAL, digits << 8 | (scale & 0xFF), plain_numbers)
         return _FALLBACK_SPEC
     if data_type == "FLOAT":
         return (_K_NUMBER_TEXT, plain_numbers, 0)

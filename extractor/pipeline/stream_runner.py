@@ -2,6 +2,10 @@
 thread has written, assemble committed transactions, turn them into change records, land
 them, and checkpoint after each window.
 
+Windows are read and transactions assembled by a feed (``extractor.assemble.window_miner``):
+the inline ``WindowMiner`` or the mining process (``mining_process``), which hands on each
+committed transaction and each window's end; this module builds, lands and checkpoints.
+
 - Mining restarts at ``resume_scn``, at or below the first SCN of every transaction still open
   at the checkpoint, and skips transactions committed at or below ``last_commit``'s SCN: a
   window ends on a whole SCN, so the window that landed ``last_commit`` processed every commit
