@@ -51,6 +51,7 @@ from extractor.parse import (
 from extractor.parse.as_of_resolution import RowAsOf, resolve_by_row_as_of
 from extractor.redo_position import RedoPosition
 
+_UNSUPPORTED_TEXT = "Unsupported Type"  # what LogMiner writes for a value it cannot render
 _DML_OPERATIONS: dict[int, Operation] = {
     OperationCode.INSERT: "c",
     OperationCode.UPDATE: "u",
@@ -174,6 +175,7 @@ class ChangeBuilder:
     ) -> None:
         self._lookup = lookup
         self._is_selected = is_selected
+        self._selected: dict[tuple[str, str], bool] = {}  # is_selected is configuration
         self._nls = nls
         self._object_table = object_table or (lambda _object_id: None)
         self._row_as_of = row_as_of
@@ -185,7 +187,7 @@ class ChangeBuilder:
         for row in rows:
             owner, table = row.seg_owner, row.table_name
             what = disposition(row.operation_code)
-            if owner is None or table is None or not self._is_selected(owner, table):
+            if owner is None or table is None or not self._selected_table(owner, table):
                 if what.action != "ignore":
                     self._unnamed(row, changes)
                 continue
@@ -203,6 +205,13 @@ class ChangeBuilder:
         for pending in reversed(ambiguous):  # later first: earlier insert positions hold
             self._resolve(info, pending, changes, changes_by_row_id)
         return changes
+
+    def _selected_table(self, owner: str, table: str) -> bool:
+        key = (owner, table)
+        selected = self._selected.get(key)
+        if selected is None:
+            selected = self._selected[key] = self._is_selected(owner, table)
+        return selected
 
     def _resolve(
         self,
@@ -309,30 +318,31 @@ class ChangeBuilder:
             parsed = parse_redo(row.sql_redo or "", table)
         _check_columns(parsed, table)
         new, old = typed_row(parsed, table, self._nls)
-        unsupported = [
-            c for c, v in (*new.items(), *old.items()) if isinstance(v, UnsupportedValue)
-        ]
-        if unsupported:
-            raise _UnsupportedValueError(
-                f"LogMiner wrote 'Unsupported Type' for column(s) {', '.join(unsupported)}"
-            )
-
+        if _UNSUPPORTED_TEXT in (row.sql_redo or ""):  # the only text typed as UNSUPPORTED
+            unsupported = [
+                c for c, v in (*new.items(), *old.items()) if isinstance(v, UnsupportedValue)
+            ]
+            if unsupported:
+                raise _UnsupportedValueError(
+                    f"LogMiner wrote 'Unsupported Type' for column(s) {', '.join(unsupported)}"
+                )
         row_id = row.row_id or parsed.rowid
-
-        def record(op: Operation, values: Mapping[str, object], full: bool) -> ChangeRecord:
-            return _change_record(info, row, table.owner, table.name, op, values, full, row_id)
-
-        all_columns = table.column_names
+        owner, name = table.owner, table.name
         operation = _DML_OPERATIONS[row.operation_code]
         if operation == "c":
-            return [record("c", {c: new.get(c) for c in all_columns}, True)]
+            image = dict.fromkeys(table.column_names)  # missing columns are NULL, as in Oracle
+            image.update(new)
+            return [_change_record(info, row, owner, name, "c", image, True, row_id)]
+        columns = table.column_name_set
         if operation == "d":
-            return [record("d", old, _covers(old, all_columns))]
+            return [_change_record(info, row, owner, name, "d", old, old.keys() >= columns, row_id)]
         image = {**old, **new}
-        full = _covers(image, all_columns)
+        full = image.keys() >= columns
+        update = _change_record(info, row, owner, name, "u", image, full, row_id)
         if keyed_by_primary_key(table) and _key_changed(table, old, new):
-            return [record("d", old, _covers(old, all_columns)), record("u", image, full)]
-        return [record("u", image, full)]
+            old_full = old.keys() >= columns
+            return [_change_record(info, row, owner, name, "d", old, old_full, row_id), update]
+        return [update]
 
 
 _TRUNCATE_TABLE = re.compile(r"^\s*truncate\s+table\s", re.IGNORECASE)
@@ -408,10 +418,6 @@ def packed_redo_position(rs_id: str, ssn: int) -> int:
         if packed is not None:
             return packed
     return RedoPosition.of(rs_id, ssn).packed()
-
-
-def _covers(values: Mapping[str, object], columns: tuple[str, ...]) -> bool:
-    return len(values) >= len(columns) and all(c in values for c in columns)
 
 
 def _key_changed(table: TableDef, old: Mapping[str, object], new: Mapping[str, object]) -> bool:

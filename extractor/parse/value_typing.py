@@ -81,6 +81,14 @@ def typed_row(parsed: ParsedRedo, table: TableDef, nls: NlsSettings) -> TypedRow
     """Both images of ``parsed`` typed for ``table``; a column the dictionary does not
     know (e.g. LogMiner's ``COL 1`` on a dictionary mismatch) is a ValueTypingError."""
     columns = _columns_by_name(table)
+    compiled = implementation.compiled
+    if compiled is not None and type(parsed.new) is dict and type(parsed.old) is dict:
+        specs = _fast_specs(table, nls)
+        typed_image = compiled.typed_image
+        return TypedRow(
+            typed_image(parsed.new, specs, _typed_one, columns, table, nls),
+            typed_image(parsed.old, specs, _typed_one, columns, table, nls) if parsed.old else {},
+        )
     new = _typed(parsed.new, columns, table, nls)
     return TypedRow(new, _typed(parsed.old, columns, table, nls))
 

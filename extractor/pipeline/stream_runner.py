@@ -208,12 +208,18 @@ class StreamRunner:
         """True when the table's changes committed at ``commit_scn`` come from the stream:
         its snapshot is done and older (not while a re-snapshot is pending), and it is
         streamed at all (not ``initial_only``)."""
+        after = self.streamed_after(qualified_name)
+        return after is not None and commit_scn > after
+
+    def streamed_after(self, qualified_name: str) -> int | None:
+        """The SCN above which the table's commits come from the stream (-1: all of them);
+        None when none do now (no finished snapshot, a re-snapshot pending, initial_only)."""
         state = self._store.current.tables.get(qualified_name)
         if state is None or state.status != "done":
-            return False
+            return None
         if not self._config.snapshot_modes.streams(*qualified_name.split(".", 1)):
-            return False
-        return state.snapshot_scn is None or commit_scn > state.snapshot_scn
+            return None
+        return -1 if state.snapshot_scn is None else state.snapshot_scn
 
     def build(self, committed: CommittedTransaction) -> _TransactionChanges:
         info = TransactionInfo(
@@ -278,7 +284,9 @@ class _WindowLanding:
         self._held = 0
         self._errors: list[QuarantinedChange] = []
         self._ddl: list[SchemaChange] = []
-        self.last_commit: CommitPosition | None = None
+        self._last_committed: CommittedTransaction | None = None
+        # (owner, table) -> streamed_after (see StreamRunner.streamed_after), per window
+        self._streamed_after: dict[tuple[str, str], int | None] = {}
         # Tables whose ROWIDs or rows changed without DML (row-moving DDL), with that DDL row.
         self.resnapshot: dict[str, LogMinerRow] = {}
         self.transactions = 0
@@ -296,21 +304,40 @@ class _WindowLanding:
         for (owner, table), records in changes.records.items():
             # every change of a transaction has its commit SCN: the table's snapshot covers
             # all of them or none
-            if records and runner.streams(f"{owner}.{table}", committed.commit_scn):
+            if records and self._streams(owner, table, committed.commit_scn):
                 self._records.setdefault((owner, table), []).extend(records)
                 self._held += len(records)
                 self.change_rows += len(records)
         self._errors.extend(changes.quarantined)
         self.quarantined += len(changes.quarantined)
         self.transactions += 1
-        self.last_commit = committed.position
-        self.last_commit.redo.packed()  # out of range: fail before landing, not at checkpoint
+        self._last_committed = committed
         if self._held >= _FLUSH_RECORDS:
             self._flush()
+
+    @property
+    def last_commit(self) -> CommitPosition | None:
+        """Where the window's last transaction committed (None before one)."""
+        committed = self._last_committed
+        return None if committed is None else committed.position
 
     def finish(self) -> None:
         self._flush()
 
+    def _streams(self, owner: str, table: str, commit_scn: int) -> bool:
+        """``StreamRunner.streams``, its table facts read once per window (they change only
+        when a window is checkpointed)."""
+        key = (owner, table)
+        after = self._streamed_after.get(key, False)
+        if after is False:
+            name = f"{owner}.{table}"
+            after = self._runner.streamed_after(name)
+            self._streamed_after[key] = after
+        return after is not None and commit_scn > after
+
     def _flush(self) -> None:
+        last = self.last_commit
+        if last is not None:
+            last.redo.packed()  # out of range: fail before landing, not at checkpoint
         self._lander.land_changes(self._records, self._errors, self._ddl)
         self._records, self._errors, self._ddl, self._held = {}, [], [], 0

@@ -79,3 +79,22 @@ def test_codes_that_cannot_be_applied_are_quarantined_with_a_reason(code: int) -
 def test_codes_without_a_row_change_are_ignored(code: int) -> None:
     changes = build(code)
     assert not changes.records and not changes.ddl_rows and not changes.quarantined
+
+
+def _built(sql_redo: str) -> TransactionChanges:
+    builder = ChangeBuilder(lambda owner, name, refresh: EMP, lambda o, t: True, NlsSettings())
+    data = row(3, XID_A, 110, row_id=ROWID_1, sql_redo=sql_redo)
+    return builder.build(
+        TransactionInfo(XID_A, 120, None), [replace(data, seg_owner="SCOTT", table_name="EMP")]
+    )
+
+
+def test_a_value_logminer_could_not_render_quarantines_its_row() -> None:
+    changes = _built("""update "SCOTT"."EMP" set "NAME" = Unsupported Type where "ID" = '1';""")
+    assert not changes.records
+    assert [q.reason for q in changes.quarantined] == [
+        "LogMiner wrote 'Unsupported Type' for column(s) NAME"
+    ]
+    kept = _built("""update "SCOTT"."EMP" set "NAME" = 'Unsupported Type' where "ID" = '1';""")
+    assert not kept.quarantined
+    assert [r.values["NAME"] for r in kept.records[("SCOTT", "EMP")]] == ["Unsupported Type"]
