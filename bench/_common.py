@@ -53,6 +53,28 @@ def cpu_probe_seconds(repeat: int = 3) -> float:
     return round(best, 3)
 
 
+def child_peak_rss_mb(command_marker: str) -> float:
+    """Peak resident set size (MiB, VmHWM) of this process's living children whose command
+    line holds ``command_marker`` (e.g. the mining process), summed; 0 where /proc is absent."""
+    total = 0.0
+    try:
+        tasks = Path("/proc/self/task").iterdir()
+        children = {c for t in tasks for c in (t / "children").read_text().split()}
+    except OSError:
+        return 0.0
+    for pid in children:
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+            if command_marker not in command:
+                continue
+            for line in Path(f"/proc/{pid}/status").read_text(encoding="ascii").splitlines():
+                if line.startswith("VmHWM:"):
+                    total += int(line.split()[1]) / 1024
+        except OSError:
+            continue
+    return total
+
+
 def peak_rss_mb() -> float:
     """Peak resident set size of this Python process so far (MiB; the JVM is not included).
 

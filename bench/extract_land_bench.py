@@ -1,7 +1,7 @@
 """Extract + land throughput: a recorded replay bundle into the Spark staging tables.
 
     .venv/bin/python bench/extract_land_bench.py --rows 100k,1M [--repeat 2] [--tables 5]
-        [--parsers compiled,python] [--landings auto,spark]
+        [--parsers compiled,python] [--landings auto,spark] [--readers process,inline]
 
 For each row count: a simulated workload over ``--tables`` tables is recorded once as a
 replay bundle under ``bench/results/bundles/`` (reused by later runs; generation and
@@ -25,7 +25,13 @@ same bundle: read ``logminer.jsonl`` and write it as one Parquet file (``io_floo
 ``vs_floor`` is our total over it.
 
 Peak RSS is the Python process's (VmHWM; the JVM is another process), so the 100k
-and 1M runs show whether memory grows with rows.
+and 1M runs show whether memory grows with rows; ``mining_rss_mb`` is the mining process's
+(``--readers process``, read before it stops).
+
+``--readers`` measures each ``mining.reader``: ``process`` (a mining process reads windows
+and assembles transactions; its time is not in any phase: ``read`` is then what this process
+asks of the bundle, its snapshot and index, and ``assemble+loop`` includes the waits for the
+mining process) and ``inline``.
 """
 
 from __future__ import annotations
@@ -49,6 +55,7 @@ from _common import (
     BenchRun,
     PhaseTimer,
     TimedSource,
+    child_peak_rss_mb,
     current_rss_mb,
     format_table,
     instrumented,
@@ -142,6 +149,7 @@ def measure(
             started = time.perf_counter()
             result = extractor.stream_once()
             total = time.perf_counter() - started + snapshot_seconds
+            mining_rss = child_peak_rss_mb("extractor.assemble.mining_process")
             if profiler is not None:
                 profiler.disable()
                 profiler.dump_stats(str(profile))
@@ -168,6 +176,7 @@ def measure(
         "landing": landing,
         "reader": reader,
         "peak_rss_mb": round(peak_rss_mb()),
+        "mining_rss_mb": round(mining_rss),
     }
 
 
@@ -270,11 +279,12 @@ def main(argv: list[str] | None = None) -> int:
                     vs_floor=vs_floor,
                 )  # fmt: skip
                 shown = ["rows", "run", "parser", "landing", "reader", "rows_per_s", "peak_rss_mb"]
+                shown += ["mining_rss_mb"]
                 print(format_table([row], shown), flush=True)
     columns = ["rows", "run", "parser", "landing", "reader", "change_rows", "total_s"]
     columns += ["rows_per_s"]
     columns += [f"{name}_s" for name in PHASES] + ["io_floor_s", "vs_floor"]
-    columns += ["peak_rss_mb", "load_1m", "cpu_probe_s"]
+    columns += ["peak_rss_mb", "mining_rss_mb", "load_1m", "cpu_probe_s"]
     print(format_table(run.rows, columns))
     best = max((r["rows_per_s"] for r in run.rows), default=0)
     print(f"target {TARGET_ROWS_PER_S:,} rows/s; best {best:,} rows/s")

@@ -55,13 +55,22 @@ def test_extract_land_bench_lands_every_change_row_of_a_tiny_bundle(
 ) -> None:
     meta = extract_land_bench.record(300, 3, 5, tmp_path / "bundle")
     assert meta["dml_rows"] >= 300
-    result = extract_land_bench.measure(tmp_path / "bundle", tmp_path / "work")
-    assert result["change_rows"] > 0
-    assert result["landed_rows"] == result["change_rows"]
-    assert _finite_positive(result["rows_per_s"], result["total_s"], result["peak_rss_mb"])
-    phases = [result[f"{name}_s"] for name in extract_land_bench.PHASES]
-    assert all(seconds >= 0 for seconds in phases)
-    assert sum(phases) == pytest.approx(result["total_s"], abs=0.05)
+    results = {}
+    for reader in ("inline", "process"):
+        spark.sql("drop database if exists bench_staging cascade")  # one session: start empty
+        work = tmp_path / reader
+        result = extract_land_bench.measure(tmp_path / "bundle", work, reader=reader)
+        assert result["reader"] == reader
+        assert result["change_rows"] > 0
+        assert result["landed_rows"] == result["change_rows"]
+        assert _finite_positive(result["rows_per_s"], result["total_s"], result["peak_rss_mb"])
+        phases = [result[f"{name}_s"] for name in extract_land_bench.PHASES]
+        assert all(seconds >= 0 for seconds in phases)
+        assert sum(phases) == pytest.approx(result["total_s"], abs=0.05)
+        results[reader] = result
+    assert results["process"]["change_rows"] == results["inline"]["change_rows"]
+    assert results["inline"]["mining_rss_mb"] == 0
+    assert results["process"]["mining_rss_mb"] > 10  # a Python process's, read while it ran
 
 
 @pytest.mark.spark
