@@ -33,15 +33,17 @@ Run as ``python -m extractor.assemble.mining_process`` by :class:`MiningProcess`
 from __future__ import annotations
 
 import logging
+import os
 import pickle
+import shutil
 import struct
 import subprocess
 import sys
 import traceback
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 import msgspec
 
@@ -52,6 +54,7 @@ from extractor.dictionary import TableDef
 from extractor.errors import MiningProcessError
 from extractor.logminer_row import LogMinerRow
 from extractor.redo_position import CommitPosition
+from extractor.source.base import Source
 
 LOG = logging.getLogger(__name__)
 
@@ -132,8 +135,29 @@ class _Log(msgspec.Struct, array_like=True, tag=6):
     extra: dict[str, str | int | float | bool | None]  # the record's plain ``extra`` fields
 
 
-_Message = _Transaction | _MoreRows | _Window | _Finished | _Failed | _Log
+class _Objects(msgspec.Struct, array_like=True, tag=7):
+    """The mining source's OBJECT_ID -> (owner, table) of the mined tables (it only grows),
+    sent before the first transaction that may need it."""
+
+    objects: list[tuple[int, str, str]]
+
+
+_Message = _Transaction | _MoreRows | _Window | _Finished | _Failed | _Log | _Objects
 _FRAME_DECODER = msgspec.msgpack.Decoder(list[_Message])
+
+
+class ChildProcess(Protocol):
+    """What :class:`MiningProcess` uses of the process it starts (``subprocess.Popen``)."""
+
+    pid: int
+    stdin: IO[bytes] | None
+    stdout: IO[bytes] | None
+
+    def poll(self) -> int | None: ...
+
+    def kill(self) -> None: ...
+
+    def wait(self, timeout: float | None = None) -> int: ...
 
 
 class MiningProcess:
@@ -156,10 +180,16 @@ class MiningProcess:
             spill_dir,
             logging.getLogger().getEffectiveLevel(),
         )
-        self._process: subprocess.Popen[bytes] | None = None
+        self._process: ChildProcess | None = None
         self._reset: tuple[CommitPosition | None] | None = None
+        self._objects: dict[int, tuple[str, str]] = {}  # what the mining source named
         self._busy = False  # a _Mine command is being answered
         self._mined = False  # the running process has been asked to mine
+
+    def table_for_object(self, object_id: int) -> tuple[str, str] | None:
+        """(owner, table) of a mined table by its OBJECT_ID, as the mining process's source
+        knows it (``OracleSource.table_for_object``; rows LogMiner could not name)."""
+        return self._objects.get(object_id)
 
     def start(self) -> None:
         """Start the mining process now: it opens its source and warms it (a replay bundle's
@@ -214,6 +244,7 @@ class MiningProcess:
             process.wait(_STOP_SECONDS)
         if process.stdout is not None:
             process.stdout.close()
+        shutil.rmtree(own_spill_dir(self._start.spill_dir, process.pid), ignore_errors=True)
 
     # -- internals ------------------------------------------------------------------------
 
@@ -223,11 +254,21 @@ class MiningProcess:
         try:
             _write_frame(process.stdin, pickle.dumps(command))
         except OSError as error:
-            raise self._stopped(f"cannot be reached ({error})") from None
+            raise self._told_failure() or self._stopped(f"cannot be reached ({error})") from None
 
-    def _spawn(self) -> subprocess.Popen[bytes]:
+    def _spawn(self) -> ChildProcess:
         log_path = self._start.data_dir / STDERR_FILE
         log_path.parent.mkdir(parents=True, exist_ok=True)
+        process = self._launch(log_path)
+        assert process.stdin is not None and process.stdout is not None
+        self._process = process
+        _write_frame(process.stdin, pickle.dumps(self._start))
+        LOG.info("mining process %d started", process.pid)
+        return process
+
+    def _launch(self, log_path: Path) -> ChildProcess:
+        """The mining process, its stderr appended to ``log_path`` (tests serve it from a
+        thread instead: a simulated database cannot be opened by another process)."""
         with open(log_path, "ab") as stderr:
             process = subprocess.Popen(
                 [sys.executable, "-m", __name__],
@@ -236,11 +277,8 @@ class MiningProcess:
                 stderr=stderr,
                 close_fds=True,
             )
-        assert process.stdin is not None and process.stdout is not None
+        assert process.stdout is not None
         _enlarge_pipe(process.stdout)
-        self._process = process
-        _write_frame(process.stdin, pickle.dumps(self._start))
-        LOG.info("mining process %d started", process.pid)
         return process
 
     def _events(self) -> Iterator[CommittedTransaction | MinedWindow]:
@@ -283,7 +321,11 @@ class MiningProcess:
         while True:
             frame = _read_frame(process.stdout)
             if frame is None:
-                process.wait(_STOP_SECONDS)
+                try:
+                    process.wait(_STOP_SECONDS)
+                except subprocess.TimeoutExpired:
+                    process.kill()  # its output ended: it is of no use any more
+                    process.wait(_STOP_SECONDS)
                 raise self._stopped("stopped")
             for message in _FRAME_DECODER.decode(frame):
                 if isinstance(message, _Log):
@@ -293,8 +335,26 @@ class MiningProcess:
                     )
                 elif isinstance(message, _Failed):
                     raise _exception(message)
+                elif isinstance(message, _Objects):
+                    self._objects.update((n, (owner, name)) for n, owner, name in message.objects)
                 else:
                     yield message
+
+    def _told_failure(self) -> BaseException | None:
+        """The failure a mining process that stopped sent before it did (e.g. its source
+        could not be opened), if any."""
+        process = self._process
+        if process is None or process.stdout is None:
+            return None
+        try:
+            process.wait(_STOP_SECONDS)
+            while (frame := _read_frame(process.stdout)) is not None:
+                for message in _FRAME_DECODER.decode(frame):
+                    if isinstance(message, _Failed):
+                        return _exception(message)
+        except (OSError, ValueError, subprocess.TimeoutExpired, msgspec.DecodeError):
+            return None
+        return None
 
     def _stopped(self, what: str) -> MiningProcessError:
         process = self._process
@@ -319,11 +379,9 @@ def _transaction_rows(first: _Transaction, messages: Iterator[_Message]) -> Iter
 def _exception(failed: _Failed) -> BaseException:
     if failed.error:
         try:
-            error = pickle.loads(failed.error)
+            return _rebuilt(failed.error)
         except Exception:
-            error = None
-        if isinstance(error, BaseException):
-            return error
+            LOG.debug("the mining process's exception did not come back: %s", failed.text)
     return MiningProcessError(f"the mining process failed: {failed.text}")
 
 
@@ -464,24 +522,42 @@ def _read_command(stream: IO[bytes]) -> object | None:
     return None if frame is None else pickle.loads(frame)
 
 
-def serve(commands: IO[bytes], out: IO[bytes]) -> int:
-    """The mining process's loop: a ``_Start``, then ``_Mine`` commands until stdin ends."""
+def serve(
+    commands: IO[bytes],
+    out: IO[bytes],
+    source_opener: Callable[[_Start], Source] | None = None,
+) -> int:
+    """The mining process's loop: a ``_Start``, then ``_Mine`` commands until stdin ends.
+    ``source_opener``: how the source is opened (tests; default: from the configuration)."""
     sender = _Sender(out)
     start = _read_command(commands)
     if not isinstance(start, _Start):
         return 2
     root = logging.getLogger()
     root.setLevel(start.log_level)
-    root.addHandler(_ForwardLogs(sender))
+    forward = _ForwardLogs(sender)
+    root.addHandler(forward)
     try:
-        from extractor.source.factory import open_source
+        return _serve_started(commands, sender, start, source_opener)
+    finally:
+        root.removeHandler(forward)
 
-        source = open_source(start.source, data_dir=start.data_dir)
+
+def _serve_started(
+    commands: IO[bytes],
+    sender: _Sender,
+    start: _Start,
+    source_opener: Callable[[_Start], Source] | None,
+) -> int:
+    try:
+        source = (source_opener or _configured_source)(start)
     except Exception as error:
         sender.add(_failed(error))
         sender.flush()
         return 1
-    miner = WindowMiner(source, start.mining, start.memory_budget_bytes, start.spill_dir)
+    spill_dir = own_spill_dir(start.spill_dir, os.getpid())
+    miner = WindowMiner(source, start.mining, start.memory_budget_bytes, spill_dir)
+    named = _NamedObjects(source)
     try:
         source.minable_scn()  # warm up: a bundle's index, the connection
     except Exception as error:
@@ -492,6 +568,7 @@ def serve(commands: IO[bytes], out: IO[bytes]) -> int:
                 if command.reset:
                     miner.reset(command.emit_after)
                 for event in miner.mine(command.tables, command.start_scn, command.target_scn):
+                    named.send_new(sender)
                     if isinstance(event, MinedWindow):
                         sender.window(event)
                     else:
@@ -506,19 +583,67 @@ def serve(commands: IO[bytes], out: IO[bytes]) -> int:
     return 0
 
 
+def own_spill_dir(spill_dir: Path, pid: int) -> Path:
+    """Where mining process ``pid`` spills: its own directory, which the extracting process
+    removes once the process is gone (killed, it cannot remove its files itself)."""
+    return spill_dir / f"mining-{pid}"
+
+
+def _configured_source(start: _Start) -> Source:
+    from extractor.source.factory import open_source
+
+    return open_source(start.source, data_dir=start.data_dir)
+
+
+class _NamedObjects:
+    """Sends what the source learnt of object ids (``OracleSource.mined_objects``) when it
+    grew; sources without the method have none."""
+
+    def __init__(self, source: Source) -> None:
+        self._mined: Callable[[], Mapping[int, tuple[str, str]]] | None = getattr(
+            source, "mined_objects", None
+        )
+        self._sent = 0
+
+    def send_new(self, sender: _Sender) -> None:
+        if self._mined is None:
+            return
+        objects = self._mined()
+        if len(objects) != self._sent:
+            sender.add(_Objects([(n, owner, name) for n, (owner, name) in objects.items()]))
+            self._sent = len(objects)
+
+
 def _failed(error: BaseException) -> _Failed:
+    """The failure to send: the exception's class, ``args`` and attributes (pickled), so the
+    extracting process raises the same exception (``_exception``) even when its ``__init__``
+    takes other arguments than its message; its text alone when they do not pickle."""
     try:
-        pickled = pickle.dumps(error)
-        pickle.loads(pickled)  # it must also come back
+        pickled = pickle.dumps((type(error), error.args, dict(error.__dict__)))
+        _rebuilt(pickled)  # it must also come back
     except Exception:
         pickled = b""
     traceback.print_exception(error, file=sys.stderr)  # to mining-process.log
     return _Failed(pickled, f"{type(error).__name__}: {error}")
 
 
+def _rebuilt(pickled: bytes) -> BaseException:
+    kind, args, attributes = pickle.loads(pickled)
+    if not (isinstance(kind, type) and issubclass(kind, BaseException)):
+        raise TypeError(f"not an exception class: {kind!r}")
+    error: BaseException = kind.__new__(kind, *args)
+    error.args = tuple(args)
+    error.__dict__.update(attributes)
+    return error
+
+
 def main() -> int:
-    commands, out = sys.stdin.buffer, sys.stdout.buffer
-    sys.stdout = sys.stderr  # stdout carries frames only
+    # Frames go on a private descriptor; fd 1 (and sys.stdout) become stderr, so that nothing
+    # else written to stdout (a print, a native library) can fall between two frames.
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    commands = sys.stdin.buffer
     try:
         return serve(commands, out)
     except BrokenPipeError:

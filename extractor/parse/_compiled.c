@@ -930,7 +930,7 @@ static PyObject *special_binary(const Text *t, Py_ssize_t start, Py_ssize_t end)
     if (n < 3 || n > 9) return NOT_HANDLED;
     for (Py_ssize_t i = 0; i < n; i++) {
         Py_UCS4 c = ch(t, start + i);
-        if (c > 127) return NOT_HANDLED;
+        if (c == 0 || c > 127) return NOT_HANDLED; /* a NUL would end the word for strcmp */
         word[i] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
     }
     word[n] = 0;

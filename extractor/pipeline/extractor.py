@@ -79,8 +79,9 @@ class Extractor:
                 and config.snapshot_modes.streams(owner, name)
             ),
             source.nls,
-            # Sources that mine by object id (OracleSource) name rows LogMiner could not.
-            getattr(source, "table_for_object", None),
+            # Sources that mine by object id (OracleSource) name rows LogMiner could not; the
+            # mining process knows what its own source mined.
+            getattr(feed, "table_for_object", None) or getattr(source, "table_for_object", None),
             # Sources that read rows AS OF an SCN (OracleSource) tell apart the readings of
             # a statement with undoubled apostrophes; a replay bundle cannot.
             getattr(source, "row_as_of", None),

@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from extractor.assemble.mining_process import MiningProcess
 from extractor.assemble.window_miner import TransactionFeed
 from extractor.config import OracdcConfig
 from extractor.errors import ConfigError
@@ -59,11 +60,9 @@ def mining_feed(
             fix="set mining.reader to auto or inline",
         )
     if reader == "auto" and (
-        kind not in _PROCESS_SOURCE_KINDS or not source_from_config or (os.cpu_count() or 1) < 2
+        kind not in _PROCESS_SOURCE_KINDS or not source_from_config or _usable_cpus() < 2
     ):
         return None
-    from extractor.assemble.mining_process import MiningProcess
-
     feed = MiningProcess(
         config.source,
         config.data_dir,
@@ -72,8 +71,20 @@ def mining_feed(
         config.spill_dir,
     )
     if start:
-        feed.start()
+        try:
+            feed.start()
+        except BaseException:
+            feed.close()
+            raise
     return feed
+
+
+def _usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity), not those of the machine."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
 
 
 @contextmanager
@@ -91,9 +102,11 @@ def open_runtime(
     active_source = open_configured_source(config) if source is None else source
     feed = None
     try:
-        feed = mining_feed(config, source_from_config=owned_source, start=mines)
+        feed = mining_feed(config, source_from_config=owned_source, start=False)
         session = spark if spark is not None else get_spark(spark_settings(config))
         with open_extractor(config, active_source, session, fault=fault, feed=feed) as extractor:
+            if mines and isinstance(feed, MiningProcess):
+                feed.start()  # holding the checkpoint lock; it warms up while we snapshot
             yield Runtime(config, active_source, session, extractor)
     finally:
         if feed is not None:

@@ -212,6 +212,7 @@ number_texts = st.one_of(
     st.sampled_from(["-0", "-0.00", ".5", "-.5", "007.50", "1e5", "1.5E+10", "Nan", "-Inf"]),
     st.sampled_from(["9999999999.99", "10000000000", "1,5", " 1", "1_0", "''", "99999999"]),
     st.sampled_from(["Infinity", "-infinity", "+Inf", "NaN", "-NaN", "+nan", "inf ", "Infx"]),
+    st.sampled_from(["inf\x00", "nan\x00", "-inf\x00x", "Nan\x00Z"]),  # NUL: refused there
     st.integers(26, 40).map(lambda n: "9" * n),  # past 28 digits: limits checked exactly
 )
 

@@ -4,18 +4,39 @@ bundle; its errors, its death and its log records reach the extracting process."
 
 from __future__ import annotations
 
+import contextlib
+import json
 import logging
+import os
 import random
 import shutil
+import subprocess
+import threading
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 
-from extractor.assemble.mining_process import MiningProcess
+from extractor.assemble.mining_process import (
+    STDERR_FILE,
+    MiningProcess,
+    _exception,
+    _failed,
+    serve,
+)
 from extractor.config import OracdcConfig, config_from_mapping
-from extractor.errors import BundleError, ConfigError, MiningProcessError, SyncStepError
+from extractor.errors import (
+    BundleError,
+    ConfigError,
+    IncompleteContinuationError,
+    MiningProcessError,
+    MissingRedoLogError,
+    SpillError,
+    SyncStepError,
+    TableNotFoundError,
+)
 from extractor.pipeline.extractor import open_extractor
 from extractor.pipeline.fault_points import FaultHook, FaultPoint
 from extractor.pipeline.runtime import mining_feed
@@ -24,8 +45,9 @@ from extractor.sim.database import SimDatabase
 from extractor.sim.workload import WorkloadRunner, WorkloadSpec
 from extractor.source.factory import open_source
 from tests.e2e.memory_staging import MemoryStagingWriter
-from tests.e2e.sim_project import bundle_with_snapshot_midway
+from tests.e2e.sim_project import MidwayBundle, bundle_with_snapshot_midway
 from tests.pipeline.reference_replica import consolidate, differences, truth_by_key
+from tests.pipeline.test_extract_to_staging import TABLES, make_config
 
 _CRASH_POINTS = [
     FaultPoint.SNAPSHOT_AFTER_LAND,
@@ -212,27 +234,78 @@ def test_open_transactions_stay_in_the_mining_process_between_passes(tmp_path: P
         assert differences(expected, replica, limit=5) == [], name
 
 
-def _damaged_bundle(tmp_path: Path) -> OracdcConfig:
-    db = SimDatabase()
-    workload = WorkloadRunner(db, WorkloadSpec(tables=2, seed=4))
-    midway = bundle_with_snapshot_midway(workload, 10, 30, tmp_path / "bundle")
-    lines = (midway.out / "logminer.jsonl").read_text(encoding="utf-8").splitlines()
-    lines[-5] = lines[-5][:60]  # cut short: not JSON
-    (midway.out / "logminer.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return _config(tmp_path, midway.out, "process")
+def _purge_redo_from(bundle: Path, scn: int) -> None:
+    """The bundle's redo logs: those below ``scn`` purged (not available)."""
+    logs = [
+        {"thread": 1, "sequence": 1, "first_change": 0, "next_change": scn,
+         "name": "/arch/1_1.arc", "archived": True, "available": False},
+        {"thread": 1, "sequence": 2, "first_change": scn, "next_change": None,
+         "name": "/redo/redo01.log", "archived": False, "available": True},
+    ]  # fmt: skip
+    (bundle / "logs.json").write_text(json.dumps(logs), encoding="utf-8")
 
 
 def test_an_error_in_the_mining_process_is_raised_here_as_itself(tmp_path: Path) -> None:
-    config = _damaged_bundle(tmp_path)
-    errors: dict[str, str] = {}
+    """A redo gap found by the mining process (its source checks the window's logs) is the
+    same MissingRedoLogError, message and fix, as inline: ``snapshot_mode: when_needed``
+    and the command line's error line depend on it."""
+    db = SimDatabase()
+    workload = WorkloadRunner(db, WorkloadSpec(tables=2, seed=4))
+    midway = bundle_with_snapshot_midway(workload, 10, 30, tmp_path / "bundle")
+    errors: dict[str, MissingRedoLogError] = {}
     for reader in ("inline", "process"):
-        reader_config = _config(tmp_path / reader, Path(config.source["path"]), reader)
-        staging = MemoryStagingWriter(reader_config.staging_schema)
-        with pytest.raises(SyncStepError) as raised:
-            _cycle(reader_config, staging)
-        assert isinstance(raised.value.__cause__, BundleError), raised.value.__cause__
-        errors[reader] = raised.value.__cause__.one_line()
-    assert errors["process"] == errors["inline"]
+        (midway.out / "logs.json").unlink(missing_ok=True)
+        config = _config(tmp_path / reader, midway.out, reader)
+        feed = mining_feed(config, source_from_config=True)
+        source = open_source(config.source)
+        staging = MemoryStagingWriter(config.staging_schema)
+        with open_extractor(config, source, None, writer=staging, feed=feed) as extractor:
+            extractor.snapshot()
+            _purge_redo_from(midway.out, source.minable_scn())
+            with pytest.raises(MissingRedoLogError) as raised:
+                extractor.stream_once()
+            errors[reader] = raised.value
+        if feed is not None:
+            feed.close()
+        source.close()
+    assert type(errors["process"]) is type(errors["inline"])
+    assert errors["process"].one_line() == errors["inline"].one_line()
+    assert errors["process"].__dict__ == errors["inline"].__dict__
+    log = (tmp_path / "process" / "data" / STDERR_FILE).read_text(encoding="utf-8")
+    assert "MissingRedoLogError" in log, "raised in the mining process, its traceback logged"
+
+
+class _Unpicklable(Exception):
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.callback = lambda: None
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        MissingRedoLogError(10, 20, "thread 1 sequence 7 purged"),
+        IncompleteContinuationError(xid="0A00", scn=17, rs_id=" 0x1.2.3 ", ssn=4, pieces=2),
+        TableNotFoundError("SIM.GONE", "dropped"),
+        BundleError(Path("/b"), "line 3 is not JSON"),
+        SpillError("disk full", xid="0B00", path="/spill/0B00"),
+        ValueError("plain"),
+    ],
+    ids=lambda e: type(e).__name__,
+)
+def test_failures_cross_to_this_process_as_the_same_exception(error: BaseException) -> None:
+    """Carried as class, args and attributes: also errors whose __init__ takes other
+    arguments than their message come back whole (pickling them would call it)."""
+    back = _exception(_failed(error))
+    assert type(back) is type(error)
+    assert back.args == error.args and back.__dict__ == error.__dict__
+    assert str(back) == str(error)
+
+
+def test_a_failure_that_cannot_cross_comes_as_its_text() -> None:
+    back = _exception(_failed(_Unpicklable("no way")))
+    assert isinstance(back, MiningProcessError)
+    assert "_Unpicklable: no way" in back.one_line()
 
 
 def test_a_mining_process_that_dies_is_reported_and_replaced(tmp_path: Path) -> None:
@@ -317,3 +390,204 @@ def test_the_reader_setting_is_checked_and_auto_picks_by_source(tmp_path: Path) 
     feed = mining_feed(replay_auto, source_from_config=True)
     assert isinstance(feed, MiningProcess)
     feed.close()
+
+
+class _ServedByThread:
+    """A mining process served by a thread of this process, over two pipes: the mining side
+    (``serve``) and the wire run as they do, on a source this process opens (a simulated
+    database, which another process cannot open: the Oracle code path through its DB-API).
+    ``kill`` closes this side's pipe ends, as a killed process's would be."""
+
+    def __init__(self, opener: Callable[[Any], Any]) -> None:
+        commands_in, commands_out = os.pipe()
+        frames_in, frames_out = os.pipe()
+        self.stdin: IO[bytes] | None = os.fdopen(commands_out, "wb")
+        self.stdout: IO[bytes] | None = os.fdopen(frames_in, "rb")
+        self.pid = os.getpid()
+        self._returncode: int | None = None
+        self._thread = threading.Thread(
+            target=self._serve,
+            args=(os.fdopen(commands_in, "rb"), os.fdopen(frames_out, "wb"), opener),
+        )
+        self._thread.start()
+
+    def _serve(self, commands: IO[bytes], frames: IO[bytes], opener: Callable[[Any], Any]) -> None:
+        try:
+            self._returncode = serve(commands, frames, opener)
+        except (BrokenPipeError, ValueError, OSError):
+            self._returncode = -9
+        finally:
+            for stream in (commands, frames):
+                with contextlib.suppress(OSError):
+                    stream.close()
+
+    def poll(self) -> int | None:
+        return None if self._thread.is_alive() else self._returncode
+
+    def kill(self) -> None:
+        for stream in (self.stdin, self.stdout):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+
+    def wait(self, timeout: float | None = None) -> int:
+        self._thread.join(timeout)
+        if self._thread.is_alive():
+            raise subprocess.TimeoutExpired("mining thread", timeout or 0)
+        return -9 if self._returncode is None else self._returncode
+
+
+def _sim_opener(db: SimDatabase) -> Callable[[Any], Any]:
+    """A source of its own on ``db`` for the mining side (its own OracleSource and cursor)."""
+    return lambda _start: open_source({"kind": "sim", "database": db})
+
+
+class _ThreadMiningProcess(MiningProcess):
+    def __init__(self, config: OracdcConfig, opener: Callable[[Any], Any]) -> None:
+        super().__init__(
+            {"kind": "sim"},  # not opened: ``opener`` gives the source
+            config.data_dir,
+            config.mining,
+            config.memory_budget_mb * 1024 * 1024,
+            config.spill_dir,
+        )
+        self._opener = opener
+
+    def _launch(self, log_path: Path) -> Any:
+        return _ServedByThread(self._opener)
+
+
+def test_rows_logminer_could_not_name_are_quarantined_through_the_mining_process(
+    tmp_path: Path,
+) -> None:
+    """Rows of a replicated table LogMiner names ``UNKNOWN.OBJ# n`` are known by their object
+    id, which only the source that mined them learnt: the mining process sends it, and each
+    such row is quarantined, none dropped (as inline)."""
+    outcomes = {}
+    for reader in ("inline", "thread"):
+        config = make_config(tmp_path / reader, "t", error_policy="warn")
+        db = SimDatabase(unnamed_object_ratio=0.3)
+        for table in TABLES:
+            db.create_table(table)
+        source = open_source({"kind": "sim", "database": db})
+        feed = None
+        if reader == "thread":  # the mining side has a source of its own, as in a process
+            feed = _ThreadMiningProcess(config, _sim_opener(db))
+        staging = MemoryStagingWriter(config.staging_schema)
+        with open_extractor(config, source, None, writer=staging, feed=feed) as extractor:
+            extractor.snapshot()
+            for key in range(100, 120):
+                txn = db.begin()
+                txn.insert("APP", "ITEMS", {"ID": key, "NAME": f"item {key}"})
+                txn.commit()
+            result = extractor.stream_once()
+            items = extractor.registry.lookup("APP", "ITEMS")
+            assert items is not None
+            landed = sum(1 for r in staging.staged_rows(items) if r["_op"] == "c")
+        if feed is not None:
+            feed.close()
+        unnamed = [r for r in db.logminer_contents(0, db.current_scn()) if r.seg_owner == "UNKNOWN"]
+        outcomes[reader] = (len(unnamed), result.quarantined, landed)
+    assert outcomes["thread"] == outcomes["inline"]
+    unnamed_rows, quarantined, landed = outcomes["thread"]
+    assert unnamed_rows > 0 and quarantined == unnamed_rows and landed + quarantined == 20
+
+
+@pytest.mark.parametrize("seed", [21, 22])
+def test_a_simulated_workload_through_the_mining_wire_equals_the_source(
+    tmp_path: Path, seed: int
+) -> None:
+    """The Oracle code path (``OracleSource`` over the simulator's DB-API) mined on the
+    mining side of the wire: RAC threads, partial XIDs, interleaving, spills, CSF chains,
+    small windows and crashes; the staged changes consolidate to the source's state."""
+    db = SimDatabase(partial_xid_rate=0.5, partial_xid_seed=seed, threads=2)
+    spec = WorkloadSpec(
+        tables=4, seed=seed, interleave=6, rollback_ratio=0.05, savepoint_rollback_ratio=0.05,
+        pk_update_ratio=0.05, delete_ratio=0.15, long_value_ratio=0.05, max_statements=6,
+    )  # fmt: skip
+    workload = WorkloadRunner(db, spec)
+    workload.run(60)
+    config = config_from_mapping(
+        {
+            "source": {"kind": "sim"},
+            "tables": ["SIM.*"],
+            "data_dir": str(tmp_path / "data"),
+            "staging_schema": "staging",
+            "memory_budget_mb": 1,
+            "mining": {"window_scns": 100, "min_window_scns": 100, "max_window_scns": 200},
+        },
+        base_dir=tmp_path,
+    )
+    staging = MemoryStagingWriter(config.staging_schema)
+    rng = random.Random(seed)
+
+    def cycle(fault: FaultHook | None) -> None:
+        feed = _ThreadMiningProcess(config, _sim_opener(db))
+        source = open_source({"kind": "sim", "database": db})
+        options: dict[str, Any] = {} if fault is None else {"fault": fault}
+        try:
+            with open_extractor(config, source, None, writer=staging, feed=feed, **options) as ex:
+                extract_and_land(ex, {})
+        finally:
+            feed.close()
+
+    crashes = 0
+    for _ in range(4):
+        point = rng.choice([*_CRASH_POINTS, None])
+        try:
+            cycle(_crashing_once(point, rng.randint(1, 3)))
+        except (_Crash, SyncStepError):
+            crashes += 1
+            cycle(None)
+        workload.run(60)
+    cycle(None)
+    assert crashes, "the plan crashed at least once"
+    source = open_source({"kind": "sim", "database": db})
+    for owner, name in _sim_tables(source):
+        table = db.table(owner, name)
+        replica = consolidate(table, staging.staged_rows(source.table(owner, name)))
+        expected = truth_by_key(table, db.truth(owner, name, db.current_scn()))
+        assert differences(expected, replica, limit=5) == [], name
+    assert not list(config.spill_dir.rglob("*.spill")), "spill files left behind"
+
+
+def test_spill_files_of_a_killed_mining_process_are_removed(tmp_path: Path) -> None:
+    """A transaction open across many windows spills in the mining process; the pass fails
+    while it is busy and it is killed: its spill directory goes with it."""
+    db = SimDatabase()
+    workload = WorkloadRunner(db, WorkloadSpec(tables=2, seed=4))
+    first = workload.run(10)
+    midway = MidwayBundle(db, tmp_path / "bundle", db.current_scn(), first.first_scn)
+    big = db.begin()
+    for i in range(1500):
+        big.insert("SIM", "CUSTOMERS", {"ID": 10_000_000 + i, "NAME": "x" * 100, "BALANCE": 1})
+        if i % 100 == 0:
+            workload.run(2)
+    workload.run(20)
+    big.commit()
+    midway.record()
+    config = _config(tmp_path, midway.out, "process", window_scns=50, max_window_scns=50)
+    feed = mining_feed(config, source_from_config=True)
+    assert isinstance(feed, MiningProcess)
+    checkpoints: list[str] = []
+
+    def fail_later(at: str) -> None:
+        if at == FaultPoint.STREAM_AFTER_CHECKPOINT:
+            checkpoints.append(at)
+            if len(checkpoints) == 10:
+                raise _Crash(at)
+
+    source = open_source(config.source)
+    with open_extractor(config, source, None, writer=MemoryStagingWriter("s"), feed=feed,
+                        fault=fail_later) as extractor:  # fmt: skip
+        extractor.snapshot()
+        process = feed._process
+        assert process is not None
+        spilled_dir = config.spill_dir / f"mining-{process.pid}"
+        with pytest.raises(_Crash):
+            extractor.stream_once()
+        assert feed._process is None, "stopped when the pass failed"
+    source.close()
+    assert len(checkpoints) == 10
+    assert not spilled_dir.exists()
+    assert not list(config.spill_dir.rglob("*.spill"))

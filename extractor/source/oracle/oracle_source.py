@@ -13,7 +13,7 @@ import itertools
 import logging
 import time
 from collections import Counter
-from collections.abc import Callable, Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from datetime import timedelta
 from typing import Any
@@ -274,6 +274,11 @@ class OracleSource:
     def table_for_object(self, object_id: int) -> tuple[str, str] | None:
         """(owner, table) of a mined table by its OBJECT_ID (DATA_OBJ# of its redo rows)."""
         return self._objects.get(object_id)
+
+    def mined_objects(self) -> Mapping[int, tuple[str, str]]:
+        """Every OBJECT_ID -> (owner, table) learnt so far (a copy; it only grows): the
+        mining process sends it to the extracting process (``mining_process``)."""
+        return dict(self._objects)
 
     def _object_ids(self, tables: Sequence[TableDef]) -> list[int]:
         known = set(self._objects.values())
