@@ -39,9 +39,11 @@ import shutil
 import struct
 import subprocess
 import sys
+import threading
 import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any, Protocol
 
@@ -62,6 +64,7 @@ STDERR_FILE = Path("logs") / "mining-process.log"  # under data_dir
 _ROWS_PER_FRAME = 200  # a frame is sent when it holds this many rows (or a window ends)
 _PIPE_BYTES = 1 << 20  # the stdout pipe's size (Linux F_SETPIPE_SZ), best effort
 _LENGTH = struct.Struct("<I")
+_SPILL_PREFIX = "mining-"  # spill_dir/mining-<pid>: a mining process's own spill files
 _STOP_SECONDS = 10.0
 
 
@@ -136,8 +139,8 @@ class _Log(msgspec.Struct, array_like=True, tag=6):
 
 
 class _Objects(msgspec.Struct, array_like=True, tag=7):
-    """The mining source's OBJECT_ID -> (owner, table) of the mined tables (it only grows),
-    sent before the first transaction that may need it."""
+    """The mining source's OBJECT_ID -> (owner, table) of the mined tables, whole, sent
+    before the first transaction that may need it (and again when it changes)."""
 
     objects: list[tuple[int, str, str]]
 
@@ -257,12 +260,19 @@ class MiningProcess:
             raise self._told_failure() or self._stopped(f"cannot be reached ({error})") from None
 
     def _spawn(self) -> ChildProcess:
+        # Held under the checkpoint lock: a mining spill directory left now is a dead
+        # process's (both processes killed); its files hold row values.
+        for stale in self._start.spill_dir.glob(f"{_SPILL_PREFIX}*"):
+            shutil.rmtree(stale, ignore_errors=True)
         log_path = self._start.data_dir / STDERR_FILE
-        log_path.parent.mkdir(parents=True, exist_ok=True)
+        _start_log(log_path)
         process = self._launch(log_path)
         assert process.stdin is not None and process.stdout is not None
         self._process = process
-        _write_frame(process.stdin, pickle.dumps(self._start))
+        try:
+            _write_frame(process.stdin, pickle.dumps(self._start))
+        except OSError as error:
+            raise self._told_failure() or self._stopped(f"did not start ({error})") from None
         LOG.info("mining process %d started", process.pid)
         return process
 
@@ -385,12 +395,28 @@ def _exception(failed: _Failed) -> BaseException:
     return MiningProcessError(f"the mining process failed: {failed.text}")
 
 
+_LOG_MARK = "--- mining process started"
+_LOG_KEEP_BYTES = 10 * 1024 * 1024
+
+
+def _start_log(path: Path) -> None:
+    """Opens the mining process's stderr file for a new process: rotated past 10 MiB (one
+    old file kept), then a line that marks where this process's output begins."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists() and path.stat().st_size > _LOG_KEEP_BYTES:
+        path.replace(path.with_name(path.name + ".1"))
+    with open(path, "a", encoding="utf-8") as log:
+        log.write(f"{_LOG_MARK} {datetime.now(UTC).isoformat(timespec='seconds')}\n")
+
+
 def _tail(path: Path, lines: int = 3) -> str:
+    """The last lines the current mining process wrote to its stderr file."""
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return ""
-    return " | ".join(text.strip().splitlines()[-lines:])
+    own = text.rsplit(_LOG_MARK, 1)[-1].split("\n", 1)[-1] if _LOG_MARK in text else text
+    return " | ".join(own.strip().splitlines()[-lines:])
 
 
 def _enlarge_pipe(stream: IO[bytes]) -> None:
@@ -498,13 +524,18 @@ _RECORD_ATTRIBUTES = frozenset(logging.LogRecord("", 0, "", 0, "", None, None)._
 
 
 class _ForwardLogs(logging.Handler):
-    """The mining process's log records, sent to the extracting process in order."""
+    """The mining process's log records, sent to the extracting process in order: those of
+    the thread that serves (the only one in a mining process; a test serving from a thread
+    of the extracting process must not send that process's own records)."""
 
     def __init__(self, sender: _Sender) -> None:
         super().__init__()
         self._sender = sender
+        self._thread = threading.get_ident()
 
     def emit(self, record: logging.LogRecord) -> None:
+        if record.thread != self._thread:
+            return
         try:
             extra = {
                 key: value
@@ -586,7 +617,7 @@ def _serve_started(
 def own_spill_dir(spill_dir: Path, pid: int) -> Path:
     """Where mining process ``pid`` spills: its own directory, which the extracting process
     removes once the process is gone (killed, it cannot remove its files itself)."""
-    return spill_dir / f"mining-{pid}"
+    return spill_dir / f"{_SPILL_PREFIX}{pid}"
 
 
 def _configured_source(start: _Start) -> Source:
@@ -597,38 +628,59 @@ def _configured_source(start: _Start) -> Source:
 
 class _NamedObjects:
     """Sends what the source learnt of object ids (``OracleSource.mined_objects``) when it
-    grew; sources without the method have none."""
+    changed; sources without the method have none."""
 
     def __init__(self, source: Source) -> None:
         self._mined: Callable[[], Mapping[int, tuple[str, str]]] | None = getattr(
             source, "mined_objects", None
         )
-        self._sent = 0
+        self._sent: Mapping[int, tuple[str, str]] = {}
 
     def send_new(self, sender: _Sender) -> None:
         if self._mined is None:
             return
         objects = self._mined()
-        if len(objects) != self._sent:
+        if objects != self._sent:  # grown, or a name changed (a renamed table keeps its id)
             sender.add(_Objects([(n, owner, name) for n, (owner, name) in objects.items()]))
-            self._sent = len(objects)
+            self._sent = objects
 
 
 def _failed(error: BaseException) -> _Failed:
-    """The failure to send: the exception's class, ``args`` and attributes (pickled), so the
-    extracting process raises the same exception (``_exception``) even when its ``__init__``
-    takes other arguments than its message; its text alone when they do not pickle."""
-    try:
-        pickled = pickle.dumps((type(error), error.args, dict(error.__dict__)))
-        _rebuilt(pickled)  # it must also come back
-    except Exception:
-        pickled = b""
+    """The failure to send, so that the extracting process raises the same exception
+    (``_exception``): pickled whole when that comes back as the same class and text (built-in
+    exceptions keep state outside ``__dict__``), else as class, ``args`` and attributes
+    rebuilt without calling ``__init__`` (errors whose ``__init__`` takes other arguments than
+    their message), else only its text."""
+    pickled = b""
+    for encode in (_whole, _parts):
+        try:
+            candidate = encode(error)
+            back = _rebuilt(candidate)
+            same = type(back) is type(error) and str(back) == str(error)
+        except Exception:
+            continue
+        if same:
+            pickled = candidate
+            break
     traceback.print_exception(error, file=sys.stderr)  # to mining-process.log
     return _Failed(pickled, f"{type(error).__name__}: {error}")
 
 
+def _whole(error: BaseException) -> bytes:
+    return b"W" + pickle.dumps(error)
+
+
+def _parts(error: BaseException) -> bytes:
+    return b"P" + pickle.dumps((type(error), error.args, dict(error.__dict__)))
+
+
 def _rebuilt(pickled: bytes) -> BaseException:
-    kind, args, attributes = pickle.loads(pickled)
+    if pickled[:1] == b"W":
+        whole = pickle.loads(pickled[1:])
+        if not isinstance(whole, BaseException):
+            raise TypeError(f"not an exception: {whole!r}")
+        return whole
+    kind, args, attributes = pickle.loads(pickled[1:])
     if not (isinstance(kind, type) and issubclass(kind, BaseException)):
         raise TypeError(f"not an exception class: {kind!r}")
     error: BaseException = kind.__new__(kind, *args)

@@ -1,6 +1,6 @@
 """The mining process (``mining.reader: process``): a replay bundle extracted through it lands
-exactly what the inline miner lands, through crashes, spills, small windows and a growing
-bundle; its errors, its death and its log records reach the extracting process."""
+exactly what the inline miner lands, through crashes, a spilling transaction, small windows
+and a growing bundle; its errors, its death and its log records reach the extracting process."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from extractor.assemble.mining_process import (
     MiningProcess,
     _exception,
     _failed,
+    _NamedObjects,
     serve,
 )
 from extractor.config import OracdcConfig, config_from_mapping
@@ -68,7 +69,7 @@ def _config(work: Path, bundle: Path, reader: str, **mining: Any) -> OracdcConfi
             "tables": ["SIM.*"],
             "data_dir": str(work / "data"),
             "staging_schema": "staging",
-            "memory_budget_mb": 1,  # large transactions spill
+            "memory_budget_mb": 1,
             "mining": {"window_scns": 100, "min_window_scns": 50, "max_window_scns": 400}
             | mining
             | {"reader": reader},
@@ -78,16 +79,23 @@ def _config(work: Path, bundle: Path, reader: str, **mining: Any) -> OracdcConfi
 
 
 def _cycle(
-    config: OracdcConfig, staging: MemoryStagingWriter, fault: FaultHook | None = None
+    config: OracdcConfig,
+    staging: MemoryStagingWriter,
+    fault: FaultHook | None = None,
+    spilled: list[int] | None = None,
 ) -> MiningProcess | None:
     """One extraction pass in a fresh "process" (extractor and mining process); returns the
-    mining process it used."""
+    mining process it used. ``spilled`` gets the bytes its transaction buffer spilled."""
     feed = mining_feed(config, source_from_config=True)
     source = open_source(config.source)
     options: dict[str, Any] = {} if fault is None else {"fault": fault}
     try:
         with open_extractor(config, source, None, writer=staging, feed=feed, **options) as ex:
-            extract_and_land(ex, {})
+            try:
+                extract_and_land(ex, {})
+            finally:
+                if spilled is not None:
+                    spilled.append(ex.stats.spill_bytes)
     finally:
         if feed is not None:
             feed.close()
@@ -135,15 +143,24 @@ def _sim_tables(source: Any) -> list[tuple[str, str]]:
 def _bundle_states(
     tmp_path: Path, spec: WorkloadSpec, cycles: int
 ) -> tuple[SimDatabase, list[Path]]:
-    """A growing bundle of one workload: a copy of it after each of ``cycles`` steps.
-    (Snapshot rows and their reset markers carry the time the snapshot was taken.)"""
+    """A growing bundle of one workload: a copy of it after each of ``cycles`` steps, with
+    one large transaction open from the first step to the last (it spills under a 1 MiB
+    budget and stays open across cycles, crashes and restarts). (Snapshot rows and their
+    reset markers carry the time the snapshot was taken.)"""
     db = SimDatabase()
     workload = WorkloadRunner(db, spec)
     midway = bundle_with_snapshot_midway(workload, 40, 80, tmp_path / "recording")
+    large = db.begin()
     states = []
     for number in range(cycles):
         if number:
+            for i in range(600):  # ~1 kB of SQL_REDO each
+                key = 10_000_000 + number * 1_000 + i
+                large.insert("SIM", "CUSTOMERS", {"ID": key, "NAME": "w" * 1000, "BALANCE": 1})
             workload.run(60)
+            if number == cycles - 1:
+                large.commit()
+                workload.run(5)
             midway.record()
         states.append(tmp_path / f"state{number}")
         shutil.copytree(midway.out, states[-1])
@@ -158,14 +175,16 @@ def _extract_with_crashes(
     bundle = work / "bundle"
     config = _config(work, bundle, reader)
     staging = MemoryStagingWriter(config.staging_schema)
+    spilled: list[int] = []
     for state, (point, nth) in zip(states, plan, strict=True):
         shutil.rmtree(bundle, ignore_errors=True)
         shutil.copytree(state, bundle)
         try:
-            _cycle(config, staging, _crashing_once(point, nth))
+            _cycle(config, staging, _crashing_once(point, nth), spilled)
         except (_Crash, SyncStepError) as crash:
             assert point is not None, crash
-            _cycle(config, staging)  # the restarted process completes the cycle
+            _cycle(config, staging, spilled=spilled)  # the restarted process completes it
+    assert max(spilled) > 0, f"the large transaction did not spill ({reader}): {spilled}"
     return staging, config
 
 
@@ -290,6 +309,8 @@ class _Unpicklable(Exception):
         BundleError(Path("/b"), "line 3 is not JSON"),
         SpillError("disk full", xid="0B00", path="/spill/0B00"),
         ValueError("plain"),
+        FileNotFoundError(2, "No such file or directory", "/data/spill"),
+        UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte"),
     ],
     ids=lambda e: type(e).__name__,
 )
@@ -300,12 +321,55 @@ def test_failures_cross_to_this_process_as_the_same_exception(error: BaseExcepti
     assert type(back) is type(error)
     assert back.args == error.args and back.__dict__ == error.__dict__
     assert str(back) == str(error)
+    if isinstance(error, OSError):
+        assert isinstance(back, OSError) and back.filename == error.filename
 
 
-def test_a_failure_that_cannot_cross_comes_as_its_text() -> None:
-    back = _exception(_failed(_Unpicklable("no way")))
+class _Slotted(Exception):
+    __slots__ = ("detail",)
+
+    def __init__(self, detail: str) -> None:
+        super().__init__()
+        self.detail = detail
+
+    def __str__(self) -> str:
+        return f"slotted {self.detail}"
+
+
+@pytest.mark.parametrize("error", [_Unpicklable("no way"), _Slotted("state")], ids=repr)
+def test_a_failure_that_cannot_cross_comes_as_its_text(error: Exception) -> None:
+    back = _exception(_failed(error))
     assert isinstance(back, MiningProcessError)
-    assert "_Unpicklable: no way" in back.one_line()
+    assert f"{type(error).__name__}: {error}" in back.one_line()
+
+
+class _Collect:
+    def __init__(self) -> None:
+        self.messages: list[object] = []
+
+    def add(self, message: object, rows: int = 0) -> None:
+        self.messages.append(message)
+
+
+def test_the_object_ids_are_sent_again_when_a_name_changes() -> None:
+    """A renamed table keeps its object id: the mapping's size does not change, its content
+    does, and the extracting process must learn the new name."""
+    mapping = {501: ("APP", "ITEMS")}
+
+    class Named:
+        def mined_objects(self) -> dict[int, tuple[str, str]]:
+            return dict(mapping)
+
+    sender = _Collect()
+    named = _NamedObjects(Named())  # type: ignore[arg-type]
+    named.send_new(sender)  # type: ignore[arg-type]
+    named.send_new(sender)  # type: ignore[arg-type]
+    mapping[501] = ("APP", "ITEMS_NEW")
+    named.send_new(sender)  # type: ignore[arg-type]
+    assert [m.objects for m in sender.messages] == [  # type: ignore[attr-defined]
+        [(501, "APP", "ITEMS")],
+        [(501, "APP", "ITEMS_NEW")],
+    ]
 
 
 def test_a_mining_process_that_dies_is_reported_and_replaced(tmp_path: Path) -> None:
@@ -317,6 +381,8 @@ def test_a_mining_process_that_dies_is_reported_and_replaced(tmp_path: Path) -> 
     midway = bundle_with_snapshot_midway(workload, 20, 2_000, tmp_path / "bundle")
     config = _config(tmp_path, midway.out, "process", window_scns=400, max_window_scns=400)
     staging = MemoryStagingWriter(config.staging_schema)
+    (config.data_dir / STDERR_FILE).parent.mkdir(parents=True)
+    (config.data_dir / STDERR_FILE).write_text("Traceback of an earlier process\n")
     feed = mining_feed(config, source_from_config=True)
     assert isinstance(feed, MiningProcess)
     kill_at: list[str] = []
@@ -342,6 +408,7 @@ def test_a_mining_process_that_dies_is_reported_and_replaced(tmp_path: Path) -> 
     for raised in (idle, busy):
         assert "exit code -9" in raised.value.one_line()
         assert "mining.reader: inline" in raised.value.one_line()
+        assert "earlier process" not in raised.value.one_line(), "only this process's lines"
     for owner, name in _sim_tables(source):
         table = db.table(owner, name)
         replica = consolidate(table, staging.staged_rows(source.table(owner, name)))
@@ -495,11 +562,13 @@ def test_rows_logminer_could_not_name_are_quarantined_through_the_mining_process
 
 @pytest.mark.parametrize("seed", [21, 22])
 def test_a_simulated_workload_through_the_mining_wire_equals_the_source(
-    tmp_path: Path, seed: int
+    tmp_path: Path, seed: int, caplog: pytest.LogCaptureFixture
 ) -> None:
     """The Oracle code path (``OracleSource`` over the simulator's DB-API) mined on the
-    mining side of the wire: RAC threads, partial XIDs, interleaving, spills, CSF chains,
-    small windows and crashes; the staged changes consolidate to the source's state."""
+    mining side of the wire: RAC threads, partial XIDs, interleaving, CSF chains, small
+    windows and crashes, logging at INFO (the serving thread must not send this thread's
+    records); the staged changes consolidate to the source's state."""
+    caplog.set_level(logging.INFO)
     db = SimDatabase(partial_xid_rate=0.5, partial_xid_seed=seed, threads=2)
     spec = WorkloadSpec(
         tables=4, seed=seed, interleave=6, rollback_ratio=0.05, savepoint_rollback_ratio=0.05,
@@ -548,46 +617,47 @@ def test_a_simulated_workload_through_the_mining_wire_equals_the_source(
         replica = consolidate(table, staging.staged_rows(source.table(owner, name)))
         expected = truth_by_key(table, db.truth(owner, name, db.current_scn()))
         assert differences(expected, replica, limit=5) == [], name
-    assert not list(config.spill_dir.rglob("*.spill")), "spill files left behind"
 
 
 def test_spill_files_of_a_killed_mining_process_are_removed(tmp_path: Path) -> None:
-    """A transaction open across many windows spills in the mining process; the pass fails
-    while it is busy and it is killed: its spill directory goes with it."""
+    """A transaction open across many windows spills in the mining process (its files are
+    seen at the checkpoints); the pass fails while it is busy and it is killed: its spill
+    directory goes with it. A directory a dead mining process left is removed when the next
+    one starts."""
     db = SimDatabase()
     workload = WorkloadRunner(db, WorkloadSpec(tables=2, seed=4))
     first = workload.run(10)
     midway = MidwayBundle(db, tmp_path / "bundle", db.current_scn(), first.first_scn)
     big = db.begin()
-    for i in range(1500):
-        big.insert("SIM", "CUSTOMERS", {"ID": 10_000_000 + i, "NAME": "x" * 100, "BALANCE": 1})
+    for i in range(3000):
+        big.insert("SIM", "CUSTOMERS", {"ID": 10_000_000 + i, "NAME": "x" * 1000, "BALANCE": 1})
         if i % 100 == 0:
             workload.run(2)
     workload.run(20)
     big.commit()
     midway.record()
     config = _config(tmp_path, midway.out, "process", window_scns=50, max_window_scns=50)
+    left_by_a_dead_one = config.spill_dir / "mining-999999"
+    left_by_a_dead_one.mkdir(parents=True)
+    (left_by_a_dead_one / "old.spill").write_bytes(b"rows")
     feed = mining_feed(config, source_from_config=True)
     assert isinstance(feed, MiningProcess)
-    checkpoints: list[str] = []
+    spilled: list[int] = []
 
     def fail_later(at: str) -> None:
         if at == FaultPoint.STREAM_AFTER_CHECKPOINT:
-            checkpoints.append(at)
-            if len(checkpoints) == 10:
+            spilled.append(len(list(config.spill_dir.glob("mining-*/*.spill"))))
+            if len(spilled) == 10:
                 raise _Crash(at)
 
     source = open_source(config.source)
     with open_extractor(config, source, None, writer=MemoryStagingWriter("s"), feed=feed,
                         fault=fail_later) as extractor:  # fmt: skip
         extractor.snapshot()
-        process = feed._process
-        assert process is not None
-        spilled_dir = config.spill_dir / f"mining-{process.pid}"
         with pytest.raises(_Crash):
             extractor.stream_once()
         assert feed._process is None, "stopped when the pass failed"
     source.close()
-    assert len(checkpoints) == 10
-    assert not spilled_dir.exists()
+    assert len(spilled) == 10 and max(spilled) > 0, f"no spill file seen: {spilled}"
+    assert not left_by_a_dead_one.exists()
     assert not list(config.spill_dir.rglob("*.spill"))
