@@ -165,7 +165,8 @@ class ChildProcess(Protocol):
 
 class MiningProcess:
     """The extracting process's side: a :class:`~extractor.assemble.window_miner.TransactionFeed`
-    whose windows are mined by a child process (started at the first ``mine``)."""
+    whose windows are mined by a child process (started by ``start``, or by the first
+    ``mine``)."""
 
     def __init__(
         self,

@@ -48,8 +48,8 @@ def mining_feed(
 ) -> TransactionFeed | None:
     """The mining process for ``mining.reader`` (``docs/extraction.md``), or None for the
     inline miner. ``auto`` picks the process for a replay or Oracle source opened from the
-    configuration on a machine with two cores or more; ``process`` insists on it. ``start``:
-    started now (it warms its source up), else at the first pass that mines."""
+    configuration when this process may run on two CPUs or more; ``process`` insists on it.
+    ``start``: started now (it warms its source up), else at the first pass that mines."""
     reader = config.mining.reader
     kind = config.source.get("kind")
     if reader == "inline":
