@@ -7,7 +7,8 @@ Two ways to run a seed, with the same workload, knobs, crash points and checkpoi
 - ``run_case`` (``test_harness.py``): the whole pipeline, Spark staging tables and ``dbt
   build``; minutes a seed.
 - ``run_case_fast`` (``test_harness_fast.py``): the extractor alone, staging in memory and the
-  test reference consolidation in place of dbt; seconds a seed, so it runs many seeds.
+  test reference consolidation in place of dbt; seconds a seed, so it runs many seeds. Its
+  odd seeds mine through the mining process's wire (``tests/pipeline/mining_wire.py``).
 
 Each test runs a fixed set of seeds in CI; ``ORACDC_HARNESS_SEEDS=N`` adds N more seeds to
 both (``ORACDC_HARNESS_SEEDS=1000 ./scripts/test.sh tests/e2e/test_harness_fast.py`` for a long
@@ -39,6 +40,7 @@ from extractor.source.factory import open_source
 from extractor.state.checkpoint import CHECKPOINT_FILE, Checkpoint
 from tests.e2e.memory_staging import MemoryStagingWriter
 from tests.e2e.replica_compare import TableComparison, compare_table
+from tests.pipeline.mining_wire import ThreadMiningProcess
 from tests.pipeline.reference_replica import consolidate, differences, truth_by_key
 
 # Where the extractor's session is (a third of the seeds each; own random stream).
@@ -134,10 +136,20 @@ def run_case_fast(work_root: Path, case: HarnessCase) -> HarnessOutcome:
     db, workload, small_windows = _workload(case)
     config = _config(work_root / f"seed{case.seed}", case, small_windows=small_windows)
     staging = MemoryStagingWriter(config.staging_schema)
+    # Odd seeds: windows mined on the mining side of the mining process's wire (served by a
+    # thread, with a source of its own, as a mining process has); even seeds inline.
+    through_the_wire = case.seed % 2 == 1
 
     def cycle(fault: FaultHook | None) -> None:
-        with open_extractor(config, _source(db), None, writer=staging, fault=fault) as extractor:
-            extract_and_land(extractor, {})
+        feed = ThreadMiningProcess(config, lambda _start: _source(db)) if through_the_wire else None
+        try:
+            with open_extractor(
+                config, _source(db), None, writer=staging, fault=fault, feed=feed
+            ) as extractor:
+                extract_and_land(extractor, {})
+        finally:
+            if feed is not None:
+                feed.close()
 
     crashes = _run_cycles(case, config, workload, cycle)
     with open_extractor(config, _source(db), None, writer=staging) as extractor:

@@ -4,18 +4,13 @@ and a growing bundle; its errors, its death and its log records reach the extrac
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
-import os
 import random
 import shutil
-import subprocess
-import threading
 from collections import Counter
-from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import pytest
 
@@ -25,7 +20,6 @@ from extractor.assemble.mining_process import (
     _exception,
     _failed,
     _NamedObjects,
-    serve,
 )
 from extractor.config import OracdcConfig, config_from_mapping
 from extractor.errors import (
@@ -47,6 +41,7 @@ from extractor.sim.workload import WorkloadRunner, WorkloadSpec
 from extractor.source.factory import open_source
 from tests.e2e.memory_staging import MemoryStagingWriter
 from tests.e2e.sim_project import MidwayBundle, bundle_with_snapshot_midway
+from tests.pipeline.mining_wire import ThreadMiningProcess, sim_opener
 from tests.pipeline.reference_replica import consolidate, differences, truth_by_key
 from tests.pipeline.test_extract_to_staging import TABLES, make_config
 
@@ -459,71 +454,6 @@ def test_the_reader_setting_is_checked_and_auto_picks_by_source(tmp_path: Path) 
     feed.close()
 
 
-class _ServedByThread:
-    """A mining process served by a thread of this process, over two pipes: the mining side
-    (``serve``) and the wire run as they do, on a source this process opens (a simulated
-    database, which another process cannot open: the Oracle code path through its DB-API).
-    ``kill`` closes this side's pipe ends, as a killed process's would be."""
-
-    def __init__(self, opener: Callable[[Any], Any]) -> None:
-        commands_in, commands_out = os.pipe()
-        frames_in, frames_out = os.pipe()
-        self.stdin: IO[bytes] | None = os.fdopen(commands_out, "wb")
-        self.stdout: IO[bytes] | None = os.fdopen(frames_in, "rb")
-        self.pid = os.getpid()
-        self._returncode: int | None = None
-        self._thread = threading.Thread(
-            target=self._serve,
-            args=(os.fdopen(commands_in, "rb"), os.fdopen(frames_out, "wb"), opener),
-        )
-        self._thread.start()
-
-    def _serve(self, commands: IO[bytes], frames: IO[bytes], opener: Callable[[Any], Any]) -> None:
-        try:
-            self._returncode = serve(commands, frames, opener)
-        except (BrokenPipeError, ValueError, OSError):
-            self._returncode = -9
-        finally:
-            for stream in (commands, frames):
-                with contextlib.suppress(OSError):
-                    stream.close()
-
-    def poll(self) -> int | None:
-        return None if self._thread.is_alive() else self._returncode
-
-    def kill(self) -> None:
-        for stream in (self.stdin, self.stdout):
-            if stream is not None:
-                with contextlib.suppress(OSError):
-                    stream.close()
-
-    def wait(self, timeout: float | None = None) -> int:
-        self._thread.join(timeout)
-        if self._thread.is_alive():
-            raise subprocess.TimeoutExpired("mining thread", timeout or 0)
-        return -9 if self._returncode is None else self._returncode
-
-
-def _sim_opener(db: SimDatabase) -> Callable[[Any], Any]:
-    """A source of its own on ``db`` for the mining side (its own OracleSource and cursor)."""
-    return lambda _start: open_source({"kind": "sim", "database": db})
-
-
-class _ThreadMiningProcess(MiningProcess):
-    def __init__(self, config: OracdcConfig, opener: Callable[[Any], Any]) -> None:
-        super().__init__(
-            {"kind": "sim"},  # not opened: ``opener`` gives the source
-            config.data_dir,
-            config.mining,
-            config.memory_budget_mb * 1024 * 1024,
-            config.spill_dir,
-        )
-        self._opener = opener
-
-    def _launch(self, log_path: Path) -> Any:
-        return _ServedByThread(self._opener)
-
-
 def test_rows_logminer_could_not_name_are_quarantined_through_the_mining_process(
     tmp_path: Path,
 ) -> None:
@@ -539,7 +469,7 @@ def test_rows_logminer_could_not_name_are_quarantined_through_the_mining_process
         source = open_source({"kind": "sim", "database": db})
         feed = None
         if reader == "thread":  # the mining side has a source of its own, as in a process
-            feed = _ThreadMiningProcess(config, _sim_opener(db))
+            feed = ThreadMiningProcess(config, sim_opener(db))
         staging = MemoryStagingWriter(config.staging_schema)
         with open_extractor(config, source, None, writer=staging, feed=feed) as extractor:
             extractor.snapshot()
@@ -591,7 +521,7 @@ def test_a_simulated_workload_through_the_mining_wire_equals_the_source(
     rng = random.Random(seed)
 
     def cycle(fault: FaultHook | None) -> None:
-        feed = _ThreadMiningProcess(config, _sim_opener(db))
+        feed = ThreadMiningProcess(config, sim_opener(db))
         source = open_source({"kind": "sim", "database": db})
         options: dict[str, Any] = {} if fault is None else {"fault": fault}
         try:
