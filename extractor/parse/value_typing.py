@@ -81,16 +81,11 @@ def typed_row(parsed: ParsedRedo, table: TableDef, nls: NlsSettings) -> TypedRow
     """Both images of ``parsed`` typed for ``table``; a column the dictionary does not
     know (e.g. LogMiner's ``COL 1`` on a dictionary mismatch) is a ValueTypingError."""
     columns = _columns_by_name(table)
-    compiled = implementation.compiled
-    if compiled is not None and type(parsed.new) is dict and type(parsed.old) is dict:
-        specs = _fast_specs(table, nls)
-        typed_image = compiled.typed_image
-        return TypedRow(
-            typed_image(parsed.new, specs, _typed_one, columns, table, nls),
-            typed_image(parsed.old, specs, _typed_one, columns, table, nls) if parsed.old else {},
-        )
-    new = _typed(parsed.new, columns, table, nls)
-    return TypedRow(new, _typed(parsed.old, columns, table, nls))
+    specs = None if implementation.compiled is None else _fast_specs(table, nls)  # once a row
+    return TypedRow(
+        _typed(parsed.new, columns, table, nls, specs),
+        _typed(parsed.old, columns, table, nls, specs),
+    )
 
 
 _Typer = tuple[ColumnDef, Converter | None]
@@ -101,11 +96,16 @@ def _typed(
     columns: Mapping[str, _Typer],
     table: TableDef,
     nls: NlsSettings,
+    specs: dict[str, _Spec] | None,
 ) -> dict[str, object]:
+    """One image typed: by the compiled typer when built (``specs``), which calls the
+    reference for what it declines; by the reference otherwise."""
+    if not literals:
+        return {}
     compiled = implementation.compiled
-    if compiled is not None and type(literals) is dict:
+    if compiled is not None and specs is not None and type(literals) is dict:
         typed: dict[str, object] = compiled.typed_image(
-            literals, _fast_specs(table, nls), _typed_one, columns, table, nls
+            literals, specs, _typed_one, columns, table, nls
         )
         return typed
     return {
