@@ -18,6 +18,9 @@
  *                         fast shapes below, and every column without a fast kind, is typed
  *                         by fallback(name, literal, *args) (the reference, which also
  *                         raises its errors).
+ *   parse_typed(sql, specs, fallback, *args) -> (new, old, rowid): both at once, each value
+ *                         typed where it stands in the statement (no Literal per value);
+ *                         None for anything either would decline or raise on.
  *
  * Fast shapes: NULL, Unsupported Type, one quoted string, a plain decimal number (quoted or
  * not, no exponent for decimals), TO_DATE/TO_TIMESTAMP/TO_TIMESTAMP_TZ with the default
@@ -27,6 +30,7 @@
 #include <Python.h>
 #include <datetime.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 /* ---- objects handed over by configure() ------------------------------------------- */
@@ -47,8 +51,9 @@ static PyObject *StrInsert, *StrUpdate, *StrDelete;
 typedef struct {
     PyObject *obj;
     int kind;
-    const void *data;
+    const void *data;  /* character 0 of this text: obj's character `offset` */
     Py_ssize_t n;
+    Py_ssize_t offset; /* 0, or where a literal read in place starts in its statement */
 } Text;
 
 #define END_CHAR 0x110000u
@@ -114,6 +119,28 @@ static Py_ssize_t ident(const Text *t, Py_ssize_t i, int *doubled) {
     }
 }
 
+/* The first ' in d[i, n), or NULL. Gaps between quotes are short in text with '' pairs, and a
+ * call to memchr costs more than scanning a short gap: the first 64 bytes are read eight at
+ * a time here (the lowest byte flagged by the zero-byte test is the first quote), the rest by
+ * memchr. */
+static inline const Py_UCS1 *next_quote(const Py_UCS1 *d, Py_ssize_t i, Py_ssize_t n) {
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const uint64_t ones = UINT64_C(0x0101010101010101), highs = UINT64_C(0x8080808080808080);
+    const uint64_t quotes = ones * (uint64_t)'\'';
+    Py_ssize_t near = n - i > 64 ? i + 64 : n;
+    for (; i + 8 <= near; i += 8) {
+        uint64_t word;
+        memcpy(&word, d + i, 8);
+        uint64_t x = word ^ quotes;
+        uint64_t found = (x - ones) & ~x & highs;
+        if (found) return d + i + (__builtin_ctzll(found) >> 3);
+    }
+    for (; i < near; i++)
+        if (d[i] == '\'') return d + i;
+#endif
+    return i < n ? memchr(d + i, '\'', (size_t)(n - i)) : NULL;
+}
+
 /* '...' with '' doubled: the end, -1 when unterminated; sets *doubled when a '' occurs */
 static Py_ssize_t string_end(const Text *t, Py_ssize_t i, int *doubled) {
     if (ch(t, i) != '\'') return -1;
@@ -121,7 +148,7 @@ static Py_ssize_t string_end(const Text *t, Py_ssize_t i, int *doubled) {
     if (t->kind == PyUnicode_1BYTE_KIND) {
         const Py_UCS1 *d = (const Py_UCS1 *)t->data;
         for (;;) {
-            const Py_UCS1 *q = memchr(d + i, '\'', (size_t)(t->n - i));
+            const Py_UCS1 *q = next_quote(d, i, t->n);
             if (q == NULL) return -1;
             i = q - d;
             if (i + 1 < t->n && d[i + 1] == '\'') {
@@ -206,8 +233,21 @@ static Py_ssize_t term(const Text *t, Py_ssize_t i) {
     return ch(t, i) == '\'' ? string_lit(t, i) : function(t, i);
 }
 
-/* (?>TERM(?:\s*\|\|\s*TERM)*|NUMBER|NULL\b|Unsupported Type) */
-static Py_ssize_t value(const Text *t, Py_ssize_t i) {
+/* (?>TERM(?:\s*\|\|\s*TERM)*|NUMBER|NULL\b|Unsupported Type). *string_shape is -1, or,
+ * when the value is one string literal '...', whether it has '' pairs (0 or 1). */
+static Py_ssize_t value(const Text *t, Py_ssize_t i, int *string_shape) {
+    *string_shape = -1;
+    if (ch(t, i) == '\'') {
+        int doubled = 0;
+        Py_ssize_t end = string_end(t, i, &doubled);
+        if (end >= 0) {
+            Py_ssize_t j = skip_space(t, end);
+            if (ch(t, j) != '|' || ch(t, j + 1) != '|') {
+                *string_shape = doubled;
+                return end;
+            }
+        }
+    }
     Py_ssize_t end = term(t, i);
     if (end >= 0) {
         for (;;) {
@@ -257,6 +297,14 @@ static int at_end(const Text *t, Py_ssize_t i) {
 }
 
 /* ---- building the result ----------------------------------------------------------- */
+
+/* What parse_typed types the values with (NULL for parse_strict: Literals); see "typing". */
+typedef struct Typing Typing;
+static PyObject *value_at(const Text *t, Py_ssize_t start, Py_ssize_t end, int string_shape,
+                          PyObject *name, const Typing *typing);
+static PyObject *is_null_value(PyObject *name, const Typing *typing);
+static int read_value(const Text *t, Py_ssize_t start, PyObject *name, const Typing *typing,
+                      Py_ssize_t *end, PyObject **result);
 
 static PyObject *DoubledQuote, *Quote;
 
@@ -358,7 +406,8 @@ static Py_ssize_t table_alias(const Text *t, Py_ssize_t i) {
 }
 
 /* Returns 1 and sets *end on success, 0 when the text does not read, -1 on error. */
-static int where_clause(const Text *t, Py_ssize_t i, PyObject *old, PyObject **rowid) {
+static int where_clause(const Text *t, Py_ssize_t i, PyObject *old, PyObject **rowid,
+                        const Typing *typing) {
     for (;;) {
         /* ALIAS IDENT \s* (?: = \s* COMMENT VALUE | IS\s+NULL) (?: AND | END\Z) */
         Py_ssize_t col_start = alias(t, i);
@@ -366,12 +415,16 @@ static int where_clause(const Text *t, Py_ssize_t i, PyObject *old, PyObject **r
         Py_ssize_t col_end = ident(t, col_start, &doubled);
         if (col_end >= 0) {
             Py_ssize_t j = skip_space(t, col_end);
-            Py_ssize_t value_start = -1, value_end = -1;
+            PyObject *name = NULL, *literal = NULL; /* read with an = value */
             if (ch(t, j) == '=') {
-                value_start = comments(t, skip_space(t, j + 1));
-                value_end = value(t, value_start);
-                if (value_end < 0) return 0;
-                j = value_end;
+                Py_ssize_t value_start = comments(t, skip_space(t, j + 1));
+                name = unquoted_identifier(t, col_start, col_end, doubled);
+                if (name == NULL) return -1;
+                int read = read_value(t, value_start, name, typing, &j, &literal);
+                if (read <= 0) {
+                    Py_DECREF(name);
+                    return read;
+                }
             } else {
                 Py_ssize_t k = keyword(t, j, "IS");
                 if (k < 0) return 0;
@@ -388,16 +441,17 @@ static int where_clause(const Text *t, Py_ssize_t i, PyObject *old, PyObject **r
                 k = keyword(t, k, "AND");
                 if (k >= 0) next = space1(t, k);
             }
-            if (next < 0 && !at_end(t, j)) return 0;
-            PyObject *name = unquoted_identifier(t, col_start, col_end, doubled);
-            if (name == NULL) return -1;
-            int seen = PyDict_Contains(old, name); /* a column twice: the reference's */
-            if (seen != 0) {
-                Py_DECREF(name);
-                return seen < 0 ? -1 : 0;
+            if (next < 0 && !at_end(t, j)) {
+                Py_XDECREF(name);
+                Py_XDECREF(literal);
+                return 0;
             }
-            PyObject *literal = value_start >= 0 ? new_literal(t, value_start, value_end)
-                                                 : Py_NewRef(IsNullLiteral);
+            if (name == NULL) { /* IS NULL */
+                name = unquoted_identifier(t, col_start, col_end, doubled);
+                if (name == NULL) return -1;
+                literal = is_null_value(name, typing);
+            }
+            Py_ssize_t before = PyDict_GET_SIZE(old);
             if (literal == NULL || PyDict_SetItem(old, name, literal) < 0) {
                 Py_DECREF(name);
                 Py_XDECREF(literal);
@@ -405,6 +459,7 @@ static int where_clause(const Text *t, Py_ssize_t i, PyObject *old, PyObject **r
             }
             Py_DECREF(name);
             Py_DECREF(literal);
+            if (PyDict_GET_SIZE(old) == before) return 0; /* a column twice: the reference's */
             if (next < 0) return 1;
             i = next;
             continue;
@@ -425,13 +480,25 @@ static int where_clause(const Text *t, Py_ssize_t i, PyObject *old, PyObject **r
     }
 }
 
+/* A ParsedRedo; with typing, (new, old, rowid) as typed_row types the ParsedRedo's images
+ * (an image the statement does not carry is a new empty dict there too). */
 static PyObject *make_parsed(PyObject *op, PyObject *owner, PyObject *table, PyObject *new_values,
-                             PyObject *old_values, PyObject *rowid) {
+                             PyObject *old_values, PyObject *rowid, const Typing *typing) {
+    if (typing != NULL) {
+        PyObject *new_image = new_values == NoValues ? PyDict_New() : Py_NewRef(new_values);
+        PyObject *old_image = old_values == NoValues ? PyDict_New() : Py_NewRef(old_values);
+        PyObject *result = new_image == NULL || old_image == NULL
+                               ? NULL
+                               : PyTuple_Pack(3, new_image, old_image, rowid);
+        Py_XDECREF(new_image);
+        Py_XDECREF(old_image);
+        return result;
+    }
     PyObject *args[6] = {op, owner, table, new_values, old_values, rowid};
     return PyObject_Vectorcall(ParsedRedoType, args, 6, NULL);
 }
 
-static PyObject *parse_insert(const Text *t, Py_ssize_t i) {
+static PyObject *parse_insert(const Text *t, Py_ssize_t i, const Typing *typing) {
     /* \s*insert\s+into\s+TABLE\s*\(\s*IDENT(\s*,\s*IDENT)*\s*\)\s*values\s*\(\s* */
     i = keyword(t, i, "INSERT");
     if (i < 0 || (i = space1(t, i)) < 0) Py_RETURN_NONE;
@@ -467,23 +534,21 @@ static PyObject *parse_insert(const Text *t, Py_ssize_t i) {
     i = skip_space(t, i);
     if (ch(t, i) != '(') goto decline;
     i = skip_space(t, i + 1);
-    values = PyDict_New();
-    if (values == NULL) goto error;
     Py_ssize_t count = PyList_GET_SIZE(columns);
+    values = _PyDict_NewPresized(count); /* no resize while the values go in */
+    if (values == NULL) goto error;
     for (Py_ssize_t index = 0;; index++) {
         /* COMMENT VALUE (?:\s*,\s*|\s*\)END\Z) */
         if (index >= count) goto decline;
-        Py_ssize_t start = comments(t, i);
-        Py_ssize_t end = value(t, start);
-        if (end < 0) goto decline;
-        int seen = PyDict_Contains(values, PyList_GET_ITEM(columns, index));
-        if (seen < 0) goto error;
-        if (seen) goto decline; /* a column twice: the reference's */
-        PyObject *literal = new_literal(t, start, end);
-        if (literal == NULL) goto error;
-        int failed = PyDict_SetItem(values, PyList_GET_ITEM(columns, index), literal);
+        Py_ssize_t start = comments(t, i), end;
+        PyObject *name = PyList_GET_ITEM(columns, index), *literal;
+        int read = read_value(t, start, name, typing, &end, &literal);
+        if (read < 0) goto error;
+        if (read == 0) goto decline;
+        int failed = PyDict_SetItem(values, name, literal);
         Py_DECREF(literal);
         if (failed) goto error;
+        if (PyDict_GET_SIZE(values) == index) goto decline; /* a column twice: the reference's */
         Py_ssize_t j = skip_space(t, end);
         if (ch(t, j) == ',') {
             i = skip_space(t, j + 1);
@@ -492,7 +557,7 @@ static PyObject *parse_insert(const Text *t, Py_ssize_t i) {
         if (ch(t, j) != ')' || !at_end(t, j + 1) || index + 1 != count) goto decline;
         break;
     }
-    result = make_parsed(StrInsert, owner, table, values, NoValues, Py_None);
+    result = make_parsed(StrInsert, owner, table, values, NoValues, Py_None, typing);
     goto done;
 decline:
     result = Py_NewRef(Py_None);
@@ -507,7 +572,7 @@ done:
     return result;
 }
 
-static PyObject *parse_update(const Text *t, Py_ssize_t i) {
+static PyObject *parse_update(const Text *t, Py_ssize_t i, const Typing *typing) {
     /* \s*update\s+TABLE ALIAS\s+set\s+ PAIR(\s*,\s*PAIR)* (\s+where\s+ | END\Z) */
     i = keyword(t, i, "UPDATE");
     if (i < 0 || (i = space1(t, i)) < 0) Py_RETURN_NONE;
@@ -531,22 +596,21 @@ static PyObject *parse_update(const Text *t, Py_ssize_t i) {
         if (col_end < 0) goto decline;
         Py_ssize_t j = skip_space(t, col_end);
         if (ch(t, j) != '=') goto decline;
-        Py_ssize_t start = comments(t, skip_space(t, j + 1));
-        Py_ssize_t end = value(t, start);
-        if (end < 0) goto decline;
-        PyObject *name = unquoted_identifier(t, col_start, col_end, doubled);
+        Py_ssize_t start = comments(t, skip_space(t, j + 1)), end;
+        PyObject *name = unquoted_identifier(t, col_start, col_end, doubled), *literal;
         if (name == NULL) goto error;
-        int seen = PyDict_Contains(new_values, name);
-        if (seen != 0) { /* a column twice: the reference's */
+        int read = read_value(t, start, name, typing, &end, &literal);
+        if (read <= 0) {
             Py_DECREF(name);
-            if (seen < 0) goto error;
+            if (read < 0) goto error;
             goto decline;
         }
-        PyObject *literal = new_literal(t, start, end);
-        int failed = literal == NULL || PyDict_SetItem(new_values, name, literal) < 0;
+        Py_ssize_t before = PyDict_GET_SIZE(new_values);
+        int failed = PyDict_SetItem(new_values, name, literal) < 0;
         Py_DECREF(name);
         Py_XDECREF(literal);
         if (failed) goto error;
+        if (PyDict_GET_SIZE(new_values) == before) goto decline; /* a column twice */
         j = skip_space(t, end);
         if (ch(t, j) == ',') {
             i = skip_space(t, j + 1); /* a pair must follow, else the reference fails too */
@@ -562,12 +626,12 @@ static PyObject *parse_update(const Text *t, Py_ssize_t i) {
         break;
     }
     if (has_where) {
-        int read = where_clause(t, i, old_values, &rowid);
+        int read = where_clause(t, i, old_values, &rowid, typing);
         if (read < 0) goto error;
         if (read == 0) goto decline;
     }
     result = make_parsed(StrUpdate, owner, table, new_values, old_values,
-                         rowid ? rowid : Py_None);
+                         rowid ? rowid : Py_None, typing);
     goto done;
 decline:
     result = Py_NewRef(Py_None);
@@ -583,7 +647,7 @@ done:
     return result;
 }
 
-static PyObject *parse_delete(const Text *t, Py_ssize_t i) {
+static PyObject *parse_delete(const Text *t, Py_ssize_t i, const Typing *typing) {
     /* \s*delete\s+from\s+TABLE ALIAS\s+where\s+ */
     i = keyword(t, i, "DELETE");
     if (i < 0 || (i = space1(t, i)) < 0) Py_RETURN_NONE;
@@ -599,10 +663,11 @@ static PyObject *parse_delete(const Text *t, Py_ssize_t i) {
     if ((i = space1(t, i)) < 0) goto decline;
     old_values = PyDict_New();
     if (old_values == NULL) goto error;
-    int read = where_clause(t, i, old_values, &rowid);
+    int read = where_clause(t, i, old_values, &rowid, typing);
     if (read < 0) goto error;
     if (read == 0) goto decline;
-    result = make_parsed(StrDelete, owner, table, NoValues, old_values, rowid ? rowid : Py_None);
+    result = make_parsed(StrDelete, owner, table, NoValues, old_values, rowid ? rowid : Py_None,
+                         typing);
     goto done;
 decline:
     result = Py_NewRef(Py_None);
@@ -631,9 +696,9 @@ static PyObject *parse_strict(PyObject *self, PyObject *sql) {
     Text t = {sql, PyUnicode_KIND(sql), PyUnicode_DATA(sql), PyUnicode_GET_LENGTH(sql)};
     Py_ssize_t i = skip_space(&t, 0);
     switch (upper(ch(&t, i))) {
-        case 'I': return parse_insert(&t, i);
-        case 'U': return parse_update(&t, i);
-        case 'D': return parse_delete(&t, i);
+        case 'I': return parse_insert(&t, i, NULL);
+        case 'U': return parse_update(&t, i, NULL);
+        case 'D': return parse_delete(&t, i, NULL);
         default: Py_RETURN_NONE;
     }
 }
@@ -676,10 +741,9 @@ static int one_string(const Text *t, Py_ssize_t start, Py_ssize_t end, Py_ssize_
 }
 
 
-/* The body [start, end) of a string literal with '' read as ': one copy. The result has the
- * literal's maximum character (only ASCII quotes are left out), so it is canonical. */
+/* The body [start, end) of a string literal with '' read as ': one copy. */
 static PyObject *unquote_range(const Text *t, Py_ssize_t start, Py_ssize_t end, int doubled) {
-    if (!doubled) return PyUnicode_Substring(t->obj, start, end);
+    if (!doubled) return PyUnicode_Substring(t->obj, t->offset + start, t->offset + end);
     if (t->kind == PyUnicode_1BYTE_KIND) {
         /* copy the runs between quotes; each '' becomes one ' */
         const Py_UCS1 *d = (const Py_UCS1 *)t->data;
@@ -687,7 +751,7 @@ static PyObject *unquote_range(const Text *t, Py_ssize_t start, Py_ssize_t end, 
         if (buffer == NULL) return PyErr_NoMemory();
         Py_ssize_t k = 0, i = start;
         while (i < end) {
-            const Py_UCS1 *q = memchr(d + i, '\'', (size_t)(end - i));
+            const Py_UCS1 *q = next_quote(d, i, end);
             Py_ssize_t stop = q == NULL ? end : (q - d) + 1; /* keeps one quote */
             memcpy(buffer + k, d + i, (size_t)(stop - i));
             k += stop - i;
@@ -697,14 +761,19 @@ static PyObject *unquote_range(const Text *t, Py_ssize_t start, Py_ssize_t end, 
         PyMem_Free(buffer);
         return result;
     }
+    /* the result's maximum character is the body's (only ASCII quotes are left out), so it
+     * is canonical: the body may be part of a statement with wider characters elsewhere */
     Py_ssize_t pairs = 0;
+    Py_UCS4 widest = 0;
     for (Py_ssize_t i = start; i < end; i++) {
-        if (ch(t, i) == '\'') {
+        Py_UCS4 c = ch(t, i);
+        if (c > widest) widest = c;
+        if (c == '\'') {
             pairs++;
             i++;
         }
     }
-    PyObject *result = PyUnicode_New(end - start - pairs, PyUnicode_MAX_CHAR_VALUE(t->obj));
+    PyObject *result = PyUnicode_New(end - start - pairs, widest);
     if (result == NULL) return NULL;
     int kind = PyUnicode_KIND(result);
     void *out = PyUnicode_DATA(result);
@@ -1154,44 +1223,49 @@ static PyObject *to_timestamp_tz(const Text *t, long precision, int nls_default)
         (int)(m.nanosecond / 1000), UtcZone, PyDateTimeAPI->DateTimeType);
 }
 
-static PyObject *fast_value(PyObject *text, long kind, long a, long b) {
-    Text t = {text, PyUnicode_KIND(text), PyUnicode_DATA(text), PyUnicode_GET_LENGTH(text)};
-    if (t.n == 0) return NOT_HANDLED;
+/* The typed value of a literal's text by a spec's kind, or NOT_HANDLED. */
+static PyObject *fast_value(const Text *t, long kind, long a, long b) {
+    if (t->n == 0) return NOT_HANDLED;
     switch (kind) {
-        case K_STRING: return to_string(&t);
-        case K_NUMBER_TEXT: return a & NLS_DEFAULT ? to_number_text(&t) : NOT_HANDLED;
+        case K_STRING: return to_string(t);
+        case K_NUMBER_TEXT: return a & NLS_DEFAULT ? to_number_text(t) : NOT_HANDLED;
         case K_DECIMAL: /* a = precision << 8 | (scale & 0xFF), the scale signed */
-            return b & NLS_DEFAULT ? to_decimal(&t, a >> 8, (signed char)(a & 0xFF)) : NOT_HANDLED;
-        case K_DOUBLE: return a & NLS_DEFAULT ? to_binary(&t, 0) : NOT_HANDLED;
-        case K_SINGLE: return a & NLS_DEFAULT ? to_binary(&t, 1) : NOT_HANDLED;
-        case K_DATE: return to_date(&t, (int)(b & NLS_DEFAULT));
-        case K_TIMESTAMP: return to_timestamp(&t, a, (int)(b & NLS_DEFAULT));
-        case K_TIMESTAMP_TZ: return to_timestamp_tz(&t, a, (int)(b & NLS_DEFAULT));
-        case K_BYTES: return to_bytes(&t);
+            return b & NLS_DEFAULT ? to_decimal(t, a >> 8, (signed char)(a & 0xFF)) : NOT_HANDLED;
+        case K_DOUBLE: return a & NLS_DEFAULT ? to_binary(t, 0) : NOT_HANDLED;
+        case K_SINGLE: return a & NLS_DEFAULT ? to_binary(t, 1) : NOT_HANDLED;
+        case K_DATE: return to_date(t, (int)(b & NLS_DEFAULT));
+        case K_TIMESTAMP: return to_timestamp(t, a, (int)(b & NLS_DEFAULT));
+        case K_TIMESTAMP_TZ: return to_timestamp_tz(t, a, (int)(b & NLS_DEFAULT));
+        case K_BYTES: return to_bytes(t);
         default: return NOT_HANDLED;
     }
 }
 
-static PyObject *typed_value(PyObject *name, PyObject *literal, PyObject *spec,
-                             PyObject *fallback, PyObject *const *extra, Py_ssize_t nextra) {
-    if (spec != NULL && PyTuple_Check(literal) && PyTuple_GET_SIZE(literal) == 1 &&
-        PyTuple_Check(spec) && PyTuple_GET_SIZE(spec) == 3) {
-        PyObject *text = PyTuple_GET_ITEM(literal, 0);
-        long kind = PyLong_AsLong(PyTuple_GET_ITEM(spec, 0));
-        long a = PyLong_AsLong(PyTuple_GET_ITEM(spec, 1));
-        long b = PyLong_AsLong(PyTuple_GET_ITEM(spec, 2));
-        if (PyErr_Occurred()) return NULL;
-        if (kind != K_FALLBACK && PyUnicode_Check(text)) {
-            /* as the reference's _convert, before any converter */
-            if (PyUnicode_CompareWithASCIIString(text, "NULL") == 0 ||
-                PyUnicode_CompareWithASCIIString(text, "IS NULL") == 0)
-                Py_RETURN_NONE;
-            if (PyUnicode_CompareWithASCIIString(text, "Unsupported Type") == 0)
-                return Py_NewRef(Unsupported);
-            PyObject *result = fast_value(text, kind, a, b);
-            if (result != NULL || PyErr_Occurred()) return result;
-        }
+/* A spec (kind, a, b) read into longs; 0 with an exception set when it is not one. */
+static int read_spec(PyObject *spec, long *kind, long *a, long *b) {
+    if (!PyTuple_Check(spec) || PyTuple_GET_SIZE(spec) != 3) {
+        PyErr_SetString(PyExc_TypeError, "a typing spec is a (kind, a, b) tuple");
+        return 0;
     }
+    *kind = PyLong_AsLong(PyTuple_GET_ITEM(spec, 0));
+    *a = PyLong_AsLong(PyTuple_GET_ITEM(spec, 1));
+    *b = PyLong_AsLong(PyTuple_GET_ITEM(spec, 2));
+    return !PyErr_Occurred();
+}
+
+/* What the reference's _convert reads before any converter (kind != K_FALLBACK): NULL and
+ * IS NULL are None, Unsupported Type is UNSUPPORTED; else the fast shapes, or NOT_HANDLED. */
+static PyObject *fast_typed(const Text *t, long kind, long a, long b) {
+    Py_ssize_t n = t->n;
+    Py_UCS4 first = ch(t, 0);
+    if ((first == 'N' && equals(t, 0, n, "NULL")) || (first == 'I' && equals(t, 0, n, "IS NULL")))
+        Py_RETURN_NONE;
+    if (first == 'U' && equals(t, 0, n, "Unsupported Type")) return Py_NewRef(Unsupported);
+    return fast_value(t, kind, a, b);
+}
+
+static PyObject *call_fallback(PyObject *name, PyObject *literal, PyObject *fallback,
+                               PyObject *const *extra, Py_ssize_t nextra) {
     PyObject *args[8];
     if (nextra > 6) {
         PyErr_SetString(PyExc_TypeError, "typed_image: at most 6 extra arguments");
@@ -1201,6 +1275,22 @@ static PyObject *typed_value(PyObject *name, PyObject *literal, PyObject *spec,
     args[1] = literal;
     for (Py_ssize_t k = 0; k < nextra; k++) args[2 + k] = extra[k];
     return PyObject_Vectorcall(fallback, args, 2 + nextra, NULL);
+}
+
+static PyObject *typed_value(PyObject *name, PyObject *literal, PyObject *spec,
+                             PyObject *fallback, PyObject *const *extra, Py_ssize_t nextra) {
+    if (spec != NULL && PyTuple_Check(literal) && PyTuple_GET_SIZE(literal) == 1) {
+        PyObject *text = PyTuple_GET_ITEM(literal, 0);
+        long kind, a, b;
+        if (!read_spec(spec, &kind, &a, &b)) return NULL;
+        if (kind != K_FALLBACK && PyUnicode_Check(text)) {
+            Text t = {text, PyUnicode_KIND(text), PyUnicode_DATA(text),
+                      PyUnicode_GET_LENGTH(text), 0};
+            PyObject *result = fast_typed(&t, kind, a, b);
+            if (result != NULL || PyErr_Occurred()) return result;
+        }
+    }
+    return call_fallback(name, literal, fallback, extra, nextra);
 }
 
 static PyObject *typed_image(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
@@ -1232,6 +1322,163 @@ static PyObject *typed_image(PyObject *self, PyObject *const *args, Py_ssize_t n
         }
     }
     return typed;
+}
+
+/* ---- parsing and typing in one pass --------------------------------------------------- */
+
+struct Typing {
+    PyObject *specs;    /* column name -> (kind, a, b) of every column of the table */
+    PyObject *fallback; /* the reference: fallback(name, literal, *extra) */
+    PyObject *const *extra;
+    Py_ssize_t nextra;
+    Py_UCS1 *scratch; /* as long as the statement: where scan_string unquotes (1-byte text) */
+};
+
+/* The body of the '...' literal at i of a 1-byte text with '' read as ', read in the same
+ * pass that finds its end (*stop, after the closing quote); NOT_HANDLED when unterminated. */
+static PyObject *scan_string(const Text *t, Py_ssize_t i, Py_UCS1 *scratch, Py_ssize_t *stop) {
+    const Py_UCS1 *d = (const Py_UCS1 *)t->data;
+    Py_ssize_t n = t->n, p = i + 1, k = 0;
+    for (;;) {
+        const Py_UCS1 *q = next_quote(d, p, n);
+        if (q == NULL) return NOT_HANDLED;
+        Py_ssize_t at = q - d;
+        if (at + 1 < n && d[at + 1] == '\'') { /* '' : the run and one quote */
+            memcpy(scratch + k, d + p, (size_t)(at + 1 - p));
+            k += at + 1 - p;
+            p = at + 2;
+            continue;
+        }
+        *stop = at + 1;
+        if (k == 0) return PyUnicode_Substring(t->obj, t->offset + i + 1, t->offset + at);
+        memcpy(scratch + k, d + p, (size_t)(at - p));
+        return PyUnicode_FromKindAndData(PyUnicode_1BYTE_KIND, scratch, k + at - p);
+    }
+}
+
+/* The value at `start` for column `name` and where it ends (*end): 1, 0 when the text does
+ * not read there (the statement is declined), -1 on error. As value() then value_at(), but
+ * a string column's one string literal in a 1-byte statement is unquoted in the pass that
+ * finds its end (scan_string). */
+static int read_value(const Text *t, Py_ssize_t start, PyObject *name, const Typing *typing,
+                      Py_ssize_t *end, PyObject **result) {
+    if (typing != NULL && typing->scratch != NULL && ch(t, start) == '\'') {
+        PyObject *spec = PyDict_GetItemWithError(typing->specs, name); /* borrowed */
+        long kind, a, b;
+        if (spec != NULL && read_spec(spec, &kind, &a, &b) && kind == K_STRING) {
+            Py_ssize_t stop;
+            PyObject *string = scan_string(t, start, typing->scratch, &stop);
+            if (string == NULL && PyErr_Occurred()) return -1;
+            Py_ssize_t j = skip_space(t, stop);
+            if (string != NULL && (ch(t, j) != '|' || ch(t, j + 1) != '|')) {
+                *end = stop;
+                if (stop - start == 2) { /* '' is NULL in Oracle */
+                    Py_DECREF(string);
+                    string = Py_NewRef(Py_None);
+                }
+                *result = string;
+                return 1;
+            }
+            Py_XDECREF(string); /* unterminated, or a concatenation: as below */
+        }
+        if (PyErr_Occurred()) return -1;
+    }
+    int string_shape;
+    *end = value(t, start, &string_shape);
+    if (*end < 0) return 0;
+    *result = value_at(t, start, *end, string_shape, name, typing);
+    return *result == NULL ? -1 : 1;
+}
+
+/* The value of column `name` whose literal is [start, end) of the statement (string_shape
+ * as value() sets it): the Literal (parse_strict), or typed in place as typed_value types
+ * that Literal (parse_typed). A column the specs do not hold is a KeyError: parse_typed then
+ * declines the statement. */
+static PyObject *value_at(const Text *t, Py_ssize_t start, Py_ssize_t end, int string_shape,
+                          PyObject *name, const Typing *typing) {
+    if (typing == NULL) return new_literal(t, start, end);
+    PyObject *spec = PyDict_GetItemWithError(typing->specs, name); /* borrowed */
+    if (spec == NULL) {
+        if (!PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, name);
+        return NULL;
+    }
+    long kind, a, b;
+    if (!read_spec(spec, &kind, &a, &b)) return NULL;
+    if (kind == K_STRING && string_shape >= 0) {
+        /* to_string of one string literal, whose quotes the scanner has read already */
+        if (end - start == 2) Py_RETURN_NONE; /* '' is NULL in Oracle */
+        if (!has_surrogate(t, start + 1, end - 1))
+            return unquote_range(t, start + 1, end - 1, string_shape);
+    } else if (kind != K_FALLBACK) {
+        Text view = {t->obj, t->kind, (const char *)t->data + start * t->kind, end - start,
+                     t->offset + start};
+        PyObject *result = fast_typed(&view, kind, a, b);
+        if (result != NULL || PyErr_Occurred()) return result;
+    }
+    PyObject *literal = new_literal(t, start, end);
+    if (literal == NULL) return NULL;
+    PyObject *result = call_fallback(name, literal, typing->fallback, typing->extra,
+                                     typing->nextra);
+    Py_DECREF(literal);
+    return result;
+}
+
+/* An IS NULL predicate's value: IS_NULL_LITERAL (parse_strict), or typed as typed_value
+ * types it (parse_typed). */
+static PyObject *is_null_value(PyObject *name, const Typing *typing) {
+    if (typing == NULL) return Py_NewRef(IsNullLiteral);
+    PyObject *spec = PyDict_GetItemWithError(typing->specs, name); /* borrowed */
+    if (spec == NULL) {
+        if (!PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, name);
+        return NULL;
+    }
+    long kind, a, b;
+    if (!read_spec(spec, &kind, &a, &b)) return NULL;
+    if (kind != K_FALLBACK) Py_RETURN_NONE;
+    return call_fallback(name, IsNullLiteral, typing->fallback, typing->extra, typing->nextra);
+}
+
+/* parse_typed(sql, specs, fallback, *fallback_args) -> (new, old, rowid) or None.
+ *
+ * What parse_strict(sql) then typed_image of each image give, in one pass and without a
+ * Literal per value: each value is typed where it stands in the statement. None whenever
+ * that is not certain: parse_strict would decline, a column is not in specs (the caller's
+ * dictionary check decides), or typing raised (the reference path then raises the same
+ * error, or reads the statement another way). Only a BaseException that is not an
+ * Exception (KeyboardInterrupt, SystemExit) propagates. */
+static PyObject *parse_typed(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (!configured()) return NULL;
+    if (nargs < 3 || !PyDict_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "parse_typed(sql, specs: dict, fallback, *fallback_args)");
+        return NULL;
+    }
+    if (nargs - 3 > 6) {
+        PyErr_SetString(PyExc_TypeError, "parse_typed: at most 6 extra arguments");
+        return NULL;
+    }
+    PyObject *sql = args[0];
+    if (!PyUnicode_Check(sql)) Py_RETURN_NONE;
+    Text t = {sql, PyUnicode_KIND(sql), PyUnicode_DATA(sql), PyUnicode_GET_LENGTH(sql), 0};
+    Py_UCS1 on_stack[4096], *scratch = NULL;
+    if (t.kind == PyUnicode_1BYTE_KIND) {
+        scratch = t.n <= (Py_ssize_t)sizeof(on_stack) ? on_stack : PyMem_Malloc((size_t)t.n);
+        if (scratch == NULL) return PyErr_NoMemory();
+    }
+    Typing typing = {args[1], args[2], args + 3, nargs - 3, scratch};
+    Py_ssize_t i = skip_space(&t, 0);
+    PyObject *result;
+    switch (upper(ch(&t, i))) {
+        case 'I': result = parse_insert(&t, i, &typing); break;
+        case 'U': result = parse_update(&t, i, &typing); break;
+        case 'D': result = parse_delete(&t, i, &typing); break;
+        default: result = Py_NewRef(Py_None);
+    }
+    if (scratch != NULL && scratch != on_stack) PyMem_Free(scratch);
+    if (result != NULL) return result;
+    if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_Exception)) return NULL;
+    PyErr_Clear();
+    Py_RETURN_NONE;
 }
 
 /* ---- redo positions ---------------------------------------------------------------- */
@@ -1335,6 +1582,9 @@ static PyMethodDef methods[] = {
      "parse_strict(sql) -> ParsedRedo, or None when the reference must read it"},
     {"typed_image", (PyCFunction)(void (*)(void))typed_image, METH_FASTCALL,
      "typed_image(literals, specs, fallback, *fallback_args) -> dict of typed values"},
+    {"parse_typed", (PyCFunction)(void (*)(void))parse_typed, METH_FASTCALL,
+     "parse_typed(sql, specs, fallback, *fallback_args) -> (new, old, rowid), or None when "
+     "parse_strict and typed_image must read it"},
     {"packed_redo_position", (PyCFunction)(void (*)(void))packed_redo_position, METH_FASTCALL,
      "packed_redo_position(rs_id, ssn) -> int, or None when the reference must read it"},
     {NULL, NULL, 0, NULL},

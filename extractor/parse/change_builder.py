@@ -49,6 +49,7 @@ from extractor.parse import (
     typed_row,
 )
 from extractor.parse.as_of_resolution import RowAsOf, resolve_by_row_as_of
+from extractor.parse.value_typing import parse_typed
 from extractor.redo_position import RedoPosition
 
 _UNSUPPORTED_TEXT = "Unsupported Type"  # what LogMiner writes for a value it cannot render
@@ -314,10 +315,15 @@ class ChangeBuilder:
         table: TableDef,
         parsed: ParsedRedo | None = None,
     ) -> list[ChangeRecord]:
-        if parsed is None:
-            parsed = parse_redo(row.sql_redo or "", table)
-        _check_columns(parsed, table)
-        new, old = typed_row(parsed, table, self._nls)
+        typed = None if parsed is not None else parse_typed(row.sql_redo or "", table, self._nls)
+        if typed is not None:  # the compiled one-pass path
+            new, old, statement_rowid = typed
+        else:
+            if parsed is None:
+                parsed = parse_redo(row.sql_redo or "", table)
+            _check_columns(parsed, table)
+            new, old = typed_row(parsed, table, self._nls)
+            statement_rowid = parsed.rowid
         if _UNSUPPORTED_TEXT in (row.sql_redo or ""):  # the only text typed as UNSUPPORTED
             unsupported = [
                 c for c, v in (*new.items(), *old.items()) if isinstance(v, UnsupportedValue)
@@ -326,7 +332,7 @@ class ChangeBuilder:
                 raise _UnsupportedValueError(
                     f"LogMiner wrote 'Unsupported Type' for column(s) {', '.join(unsupported)}"
                 )
-        row_id = row.row_id or parsed.rowid
+        row_id = row.row_id or statement_rowid
         owner, name = table.owner, table.name
         operation = _DML_OPERATIONS[row.operation_code]
         if operation == "c":

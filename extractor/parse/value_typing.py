@@ -88,6 +88,28 @@ def typed_row(parsed: ParsedRedo, table: TableDef, nls: NlsSettings) -> TypedRow
     )
 
 
+# parse_typed's result: the typed new and old images, and the WHERE clause's ROWID.
+TypedStatement = tuple[dict[str, object], dict[str, object], str | None]
+
+
+def parse_typed(sql: str, table: TableDef, nls: NlsSettings) -> TypedStatement | None:
+    """``sql`` parsed and typed for ``table`` in one pass by the compiled code, each value
+    typed where it stands: exactly ``typed_row(parse_redo(sql, table), table, nls)`` and the
+    statement's ROWID. None when the extension is not built or declines: the statement is
+    not one of its shapes, names a column ``table`` does not have, or a value raised. The
+    caller then runs ``parse_redo`` and ``typed_row``, which recover or raise."""
+    compiled = implementation.compiled
+    if compiled is None:
+        return None
+    typing = _TABLE_SPECS.get(id(table))  # _compiled_typing, inlined: once per change row
+    if typing is None or typing[0] is not table or not (typing[1] is nls or typing[1] == nls):
+        typing = _compiled_typing(table, nls)
+    typed: TypedStatement | None = compiled.parse_typed(
+        sql, typing[2], _typed_one, typing[3], table, nls
+    )
+    return typed
+
+
 _Typer = tuple[ColumnDef, Converter | None]
 
 
@@ -158,18 +180,24 @@ _DEFAULT_TZ_FORMATS = frozenset(
     {"YYYY-MM-DD HH24:MI:SS.FF9 TZH:TZM", "YYYY-MM-DD HH24:MI:SS.FF TZH:TZM"}
 )
 _Spec = tuple[int, int, int]
-_TABLE_SPECS: dict[int, tuple[TableDef, NlsSettings, dict[str, _Spec]]] = {}
+# Per table and NLS settings: (table, nls, the specs by column name, _columns_by_name).
+_CompiledTyping = tuple[TableDef, NlsSettings, dict[str, _Spec], dict[str, _Typer]]
+_TABLE_SPECS: dict[int, _CompiledTyping] = {}
 
 
-def _fast_specs(table: TableDef, nls: NlsSettings) -> dict[str, _Spec]:
+def _compiled_typing(table: TableDef, nls: NlsSettings) -> _CompiledTyping:
     cached = _TABLE_SPECS.get(id(table))
     if cached is not None and cached[0] is table and (cached[1] is nls or cached[1] == nls):
-        return cached[2]
+        return cached
     specs = {c.name: _fast_spec(c, nls) for c in table.columns}
     if len(_TABLE_SPECS) > 4096:
         _TABLE_SPECS.clear()
-    _TABLE_SPECS[id(table)] = (table, nls, specs)
-    return specs
+    typing = _TABLE_SPECS[id(table)] = (table, nls, specs, _columns_by_name(table))
+    return typing
+
+
+def _fast_specs(table: TableDef, nls: NlsSettings) -> dict[str, _Spec]:
+    return _compiled_typing(table, nls)[2]
 
 
 def _fast_spec(column: ColumnDef, nls: NlsSettings) -> _Spec:

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from extractor.dictionary import ColumnDef, TableDef
 from extractor.errors import RedoParseError, ValueTypingError
 from extractor.nls import NlsSettings
-from extractor.parse import implementation, parse_redo, typed_row
+from extractor.parse import implementation, parse_redo, typed_row, value_typing
 from extractor.parse.change_builder import packed_redo_position
 from extractor.parse.literals import Literal
 from extractor.parse.redo_parser import _parse_strict
@@ -367,6 +367,170 @@ def test_the_compiled_typer_reads_the_common_shapes_itself(
         assert expected["V"] == ("str", "''")
         assert expected["BF"] == ("float", "-inf")
         assert expected["DN"] == ("Decimal", repr(Decimal("-123400")))
+
+
+# --- parsing and typing in one pass (parse_typed) ---------------------------------------
+
+
+def _typed_statement(sql: str, nls: NlsSettings) -> object:
+    """What the change builder gets for ``sql`` by the reference: the typed images (value
+    types and reprs, in statement order) and the ROWID, or the error's class."""
+    try:
+        parsed = parse_redo(sql, TABLE)
+        unknown = (set(parsed.new) | set(parsed.old)) - set(COLUMN_NAMES)
+        if unknown:
+            return "unknown column"
+        new, old = typed_row(parsed, TABLE, nls)
+    except (RedoParseError, ValueTypingError) as error:
+        return type(error).__name__
+    return _shown(new), _shown(old), parsed.rowid
+
+
+def _shown(image: dict[str, object]) -> list[tuple[str, str, str, object]]:
+    """Each value's type and repr, and the value itself for a str: two str objects of the
+    same text but of different widths (a non-canonical one) are not equal."""
+    return [
+        (name, type(value).__name__, repr(value), value if isinstance(value, str) else None)
+        for name, value in image.items()
+    ]
+
+
+@st.composite
+def typed_statements(draw: st.DrawFn) -> str:
+    """A statement on TABLE's columns, in its types' shapes mostly; mutated at times."""
+    columns = st.lists(st.sampled_from(COLUMN_NAMES), min_size=1, max_size=6, unique=True)
+    new = [(c, draw(typed_literals(c))) for c in draw(columns)]
+    old = [(c, draw(typed_literals(c))) for c in draw(columns)]
+    which = draw(st.sampled_from(["insert", "update", "delete"]))
+    if which == "insert":
+        sql = render.insert("S", "T", new)
+    elif which == "update":
+        sql = render.update("S", "T", new, old, draw(rowids))
+    else:
+        sql = render.delete("S", "T", old, draw(rowids))
+    if draw(st.integers(0, 4)) == 0:
+        at = draw(st.integers(0, len(sql)))
+        sql = sql[:at] + draw(st.sampled_from([*STRUCTURE, '"ZZ" = 1 and '])) + sql[at:]
+    return sql
+
+
+@settings(max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sql=typed_statements(), nls=nls_settings)
+def test_parsing_and_typing_in_one_pass_gives_the_references_result_or_declines(
+    sql: str, nls: NlsSettings
+) -> None:
+    """parse_typed returns exactly what parse_redo then typed_row return, or None; never a
+    result where the reference raises or finds a column the table does not have."""
+    fast = value_typing.parse_typed(sql, TABLE, nls)
+    with implementation.pure_python():
+        reference = _typed_statement(sql, nls)
+    if fast is not None:
+        assert (_shown(fast[0]), _shown(fast[1]), fast[2]) == reference
+
+
+ONE_PASS_STATEMENTS = [
+    render.insert("S", "T", list(COMMON_SHAPES[0].items())),
+    render.update(
+        "S",
+        "T",
+        [("V", "'x'"), ("NV", COMMON_SHAPES[1]["NV"])],
+        [(c, v) for c, v in COMMON_SHAPES[0].items() if c not in ("V", "NV")]
+        + [("IDS", "TO_DSINTERVAL('+01 02:03:04.500000')"), ("LTZ", "NULL")],  # IS NULL
+        "AAAHyXAAEAAAAB7AAA",
+    ),
+    render.delete("S", "T", list(COMMON_SHAPES[0].items()), "AAAHyXAAEAAAAB7AAB"),
+    # an ASCII value with a doubled quote beside a wider character: each string is canonical
+    render.insert("S", "T", [("V", "'O''Neil'"), ("NV", "'\u0395\U0001f600'"), ("R", "NULL")]),
+]
+
+
+@pytest.mark.parametrize("sql", ONE_PASS_STATEMENTS, ids=["insert", "update", "delete", "wide"])
+def test_parsing_and_typing_in_one_pass_reads_the_common_shapes_itself(
+    monkeypatch: pytest.MonkeyPatch, sql: str
+) -> None:
+    with implementation.pure_python():
+        expected = _typed_statement(sql, NlsSettings())
+    assert isinstance(expected, tuple)
+    calls: list[str] = []
+    reference_one = value_typing._typed_one
+
+    def counting(name: str, *args: object) -> object:
+        calls.append(name)
+        return reference_one(name, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(value_typing, "_typed_one", counting)
+    fast = value_typing.parse_typed(sql, TABLE, NlsSettings())
+    assert fast is not None
+    assert (_shown(fast[0]), _shown(fast[1]), fast[2]) == expected
+    assert calls == ([] if "IDS" not in sql else ["IDS"])  # INTERVAL: the reference's
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        "'',NULL",  # '' is NULL in Oracle
+        "'a' || 'b''c',''''",  # a concatenation (the reference's), a lone quote
+        "'x\ud83d\ude00y','\ud800'",  # surrogates in the text: the reference's
+        "UNISTR('\\00E9'),'Unsupported Type'",
+        "EMPTY_CLOB(),Unsupported Type",
+    ],
+)
+def test_parsing_and_typing_in_one_pass_agrees_on_odd_string_values(values: str) -> None:
+    sql = f'insert into "S"."T"("V","NV") values ({values});'
+    with implementation.pure_python():
+        reference = _typed_statement(sql, NlsSettings())
+    fast = value_typing.parse_typed(sql, TABLE, NlsSettings())
+    if isinstance(reference, tuple):
+        assert fast is not None
+        assert (_shown(fast[0]), _shown(fast[1]), fast[2]) == reference
+    else:
+        assert fast is None, reference
+
+
+@pytest.mark.parametrize(
+    ("sql", "why"),
+    [
+        ('insert into "S"."T"("V","ZZ") values (\'a\',\'b\');', "a column TABLE does not have"),
+        ('insert into "S"."T"("D2") values (\'1.234\');', "the reference refuses the value"),
+        ('insert into "S"."T"("V","R") values (\'O\'Neil\',NULL);', "an undoubled apostrophe"),
+        ('delete from "S"."T";', "no WHERE clause: the reference's shape"),
+        ('delete from "S"."T" where "X" IS NULL;', "XMLTYPE is not replicated: refused there"),
+    ],
+)
+def test_parsing_and_typing_in_one_pass_declines_what_the_reference_decides(
+    sql: str, why: str
+) -> None:
+    assert value_typing.parse_typed(sql, TABLE, NlsSettings()) is None, why
+
+
+COLUMN_TWICE = [
+    'insert into "S"."T"("V","V") values (\'a\',\'b\');',
+    'update "S"."T" set "V" = \'a\', "V" = \'b\';',
+    'delete from "S"."T" where "V" = \'a\' and "V" = \'b\';',
+]
+
+
+@pytest.mark.parametrize("sql", COLUMN_TWICE, ids=["insert", "update", "where"])
+def test_a_column_named_twice_is_left_to_the_reference_by_both_scanners(sql: str) -> None:
+    """Never Oracle's: the reference's relaxed reading decides (redo_parser._pairs)."""
+    assert compiled is not None
+    assert compiled.parse_strict(sql) is None
+    assert value_typing.parse_typed(sql, TABLE, NlsSettings()) is None
+
+
+def test_an_interrupt_while_typing_in_one_pass_is_not_swallowed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def interrupted(*_args: object) -> object:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(value_typing, "_typed_one", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        value_typing.parse_typed(
+            'insert into "S"."T"("IDS") values (TO_DSINTERVAL(\'+01 02:03:04.5\'));',
+            TABLE,
+            NlsSettings(),
+        )
 
 
 # --- redo positions --------------------------------------------------------------------
