@@ -7,6 +7,11 @@ the batch there as one file and tells Spark with one ``REFRESH TABLE``; elsewher
 Spark Connect server whose storage the extractor cannot see) it declines and the caller
 appends through Spark.
 
+``REFRESH TABLE`` only makes this Spark session list the table's files again (other sessions
+and processes list them on their own); it costs tens of milliseconds a table. Inside
+:meth:`ParquetFileWriter.refreshes_deferred` (a stream pass) a table is refreshed once, when
+the block ends, instead of after every batch.
+
 Atomicity is the Spark append's (docs/landing.md, "What a crash does"): the file is written
 under a hidden name (Spark ignores names starting with ``.``) and renamed into place, so a
 reader lists all of the batch or none of it; a crash before the rename leaves only a hidden
@@ -20,6 +25,7 @@ import logging
 import re
 import time
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -80,6 +86,7 @@ class ParquetFileWriter:
     def __init__(self, spark: Any) -> None:
         self._spark = spark
         self._storage: dict[str, TableStorage | None] = {}
+        self._stale: set[str] | None = None  # inside refreshes_deferred: landed, not refreshed
 
     def append(self, name: str, columns: Columns, data: pa.Table) -> bool:
         """Write ``data`` (columns in the table's order) as one new file of table ``name``
@@ -103,8 +110,41 @@ class ParquetFileWriter:
         except BaseException:
             _remove_quietly(storage.filesystem, temporary)
             raise
-        self._spark.sql(f"REFRESH TABLE {name}")
+        if self._stale is None:
+            self._spark.sql(f"REFRESH TABLE {name}")
+        else:
+            self._stale.add(name)
         return True
+
+    @contextlib.contextmanager
+    def refreshes_deferred(self) -> Iterator[None]:
+        """Inside the block each table that receives files is refreshed once, at its end
+        (also when the block fails, then without masking the failure), or before this
+        process reads it (:meth:`refresh`). Nested blocks join the outer one."""
+        if self._stale is not None:
+            yield
+            return
+        self._stale = set()
+        try:
+            yield
+        except BaseException:
+            with contextlib.suppress(Exception):
+                self.refresh()
+            raise
+        else:
+            self.refresh()
+        finally:
+            self._stale = None
+
+    def refresh(self, name: str | None = None) -> None:
+        """Refresh Spark's view of table ``name`` (or of every table) if files landed in it
+        since its last refresh (inside :meth:`refreshes_deferred`)."""
+        if not self._stale:
+            return
+        names = sorted(self._stale) if name is None else [name] if name in self._stale else []
+        for stale in names:
+            self._spark.sql(f"REFRESH TABLE {stale}")
+            self._stale.discard(stale)
 
     def storage(self, name: str) -> TableStorage | None:
         """The storage of table ``name`` when this process can write to it, else None

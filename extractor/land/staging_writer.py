@@ -12,8 +12,10 @@ Connect alike.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any
 
@@ -125,11 +127,21 @@ class StagingWriter:
         row = {"mined_to_scn": mined_to_scn, "heartbeat_at": at}
         return self._insert(name, columns, pa.Table.from_pylist([row], schema=HEARTBEAT_SCHEMA))
 
+    def refreshes_deferred(self) -> AbstractContextManager[None]:
+        """Inside the block, a table that receives Parquet files is refreshed in this Spark
+        session once, when the block ends, not after each batch
+        (``ParquetFileWriter.refreshes_deferred``); this writer's reads refresh it first."""
+        if self._files is None:
+            return contextlib.nullcontext()
+        return self._files.refreshes_deferred()
+
     def landed_rows(self, table: TableDef) -> int:
         """Rows in ``table``'s staging table (0 when it does not exist yet)."""
         name = self.staging_table(table)
         if not self._exists(staging_table_name(table.owner, table.name)):
             return 0
+        if self._files is not None:
+            self._files.refresh(name)
         return int(self._spark.sql(f"SELECT count(*) AS n FROM {name}").collect()[0]["n"])
 
     def max_batch_id(self) -> int | None:
@@ -149,6 +161,8 @@ class StagingWriter:
             )
         if not parts:
             return None
+        if self._files is not None:
+            self._files.refresh()
         query = f"SELECT max(m) AS m FROM ({' UNION ALL '.join(parts)}) AS batches"
         value = self._spark.sql(query).collect()[0]["m"]
         return None if value is None else int(value)

@@ -120,7 +120,8 @@ class Extractor:
 
     def snapshot(self) -> SnapshotResult:
         """Snapshot every selected table not snapshotted yet (resuming a cut-off one)."""
-        return self._snapshots.snapshot()
+        with self.writer.refreshes_deferred():
+            return self._snapshots.snapshot()
 
     def snapshot_pending(self) -> bool:
         """True when a selected table has no finished snapshot: after ``stream_once`` met
@@ -134,7 +135,14 @@ class Extractor:
         When the redo from the resume position is gone and every streamed table has
         ``snapshot_mode: when_needed``, the tables are marked to be snapshotted again
         (``snapshot_pending``) and nothing more is mined this call; otherwise the
-        MissingRedoLogError goes up."""
+        MissingRedoLogError goes up.
+
+        Tables landed as Parquet files are refreshed in this Spark session once, at the end
+        of the call (``StagingWriter.refreshes_deferred``), not after every window."""
+        with self.writer.refreshes_deferred():
+            return self._stream_and_heartbeat(until_scn)
+
+    def _stream_and_heartbeat(self, until_scn: int | None) -> StreamResult:
         try:
             result = self._stream.stream_once(until_scn)
         except MissingRedoLogError as gap:

@@ -30,6 +30,7 @@ class MemoryStagingWriter(StagingWriter):
     def __init__(self, schema: str) -> None:  # no Spark session
         self._schema = schema
         self._columns: dict[str, Columns] = {}
+        self._files = None  # no table storage: nothing to refresh
         self._table_columns: dict[str, Columns] = {}
         self._batches: dict[str, list[pa.Table]] = {}
 

@@ -91,6 +91,54 @@ def test_one_refresh_per_batch_and_one_location_lookup_per_table(
     assert _count(spark_calls, name) == 5
 
 
+def test_inside_a_deferred_block_each_table_is_refreshed_once_at_its_end(
+    spark_calls: RecordingSpark,
+) -> None:
+    """A stream pass lands a batch per window and table: one REFRESH per table per pass,
+    and the session reads every batch after it."""
+    writer = StagingWriter(spark_calls, SCHEMA)
+    name = writer.staging_table(EMP)
+    writer.append(EMP, _batch(EMP, range(2), 1))  # outside: refreshed at once
+    assert _count(spark_calls, name) == 2
+    with writer.refreshes_deferred():
+        writer.append(EMP, _batch(EMP, range(2, 5), 2))
+        with writer.refreshes_deferred():  # a nested block joins the outer one
+            writer.append(EMP, _batch(EMP, range(5, 6), 3))
+        assert spark_calls.statements.count(f"REFRESH TABLE {name}") == 1
+    assert spark_calls.statements.count(f"REFRESH TABLE {name}") == 2
+    assert _count(spark_calls, name) == 6
+
+
+def test_this_writers_reads_inside_a_deferred_block_see_every_landed_batch(
+    spark_calls: RecordingSpark,
+) -> None:
+    writer = StagingWriter(spark_calls, SCHEMA)
+    name = writer.staging_table(EMP)
+    writer.append(EMP, _batch(EMP, range(2), 1))
+    assert _count(spark_calls, name) == 2  # the session has listed the table's files
+    with writer.refreshes_deferred():
+        writer.append(EMP, _batch(EMP, range(2, 5), 7))
+        assert writer.landed_rows(EMP) == 5
+        writer.append(EMP, _batch(EMP, range(5, 6), 8))
+        assert writer.max_batch_id() == 8
+    assert spark_calls.statements.count(f"REFRESH TABLE {name}") == 3
+
+
+def test_a_failing_deferred_block_refreshes_and_keeps_its_error(
+    spark_calls: RecordingSpark,
+) -> None:
+    writer = StagingWriter(spark_calls, SCHEMA)
+    name = writer.staging_table(EMP)
+    writer.append(EMP, _batch(EMP, range(2), 1))
+    assert _count(spark_calls, name) == 2
+    with pytest.raises(RuntimeError, match="window failed"), writer.refreshes_deferred():
+        writer.append(EMP, _batch(EMP, range(2, 4), 2))
+        raise RuntimeError("window failed")
+    assert _count(spark_calls, name) == 4
+    writer.append(EMP, _batch(EMP, range(4, 5), 3))  # after the block: refreshed at once
+    assert _count(spark_calls, name) == 5
+
+
 def test_a_write_that_fails_before_its_rename_leaves_nothing_visible_and_no_file(
     spark_calls: RecordingSpark, monkeypatch: pytest.MonkeyPatch
 ) -> None:
