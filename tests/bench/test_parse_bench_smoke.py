@@ -10,7 +10,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
 import parse_bench
 
-from extractor.parse import parse_redo
+from extractor.parse import implementation, parse_redo
 
 
 def test_generated_statements_have_10_to_20_columns_and_all_parse() -> None:
@@ -25,6 +25,7 @@ def test_benchmark_reports_positive_finite_rates() -> None:
     rates = (
         result.ours_per_s,
         result.ours_typed_per_s,
+        result.two_steps_per_s,
         result.bare_tokenizer_per_s,
         result.sqlglot_per_s,
     )
@@ -32,3 +33,5 @@ def test_benchmark_reports_positive_finite_rates() -> None:
     assert result.statements == 20
     assert result.sqlglot_statements == 5
     assert "ours / sqlglot" in parse_bench.report(result)
+    if implementation.compiled is not None:  # "parse + type" is the one-pass path
+        assert result.one_pass_declined == 0
