@@ -21,6 +21,7 @@ from extractor.land.staging_schema import (
     METADATA_ARROW_TYPES,
     staging_arrow_schema,
 )
+from extractor.parse import implementation
 from extractor.source.arrow_schema import ROWID_COLUMN, arrow_schema
 from extractor.staging_contract import spark_column_name
 
@@ -42,10 +43,10 @@ def change_batch(
     _check_records_belong(table, records)
     schema = staging_arrow_schema(table)
     count = len(records)
-    value_maps = [r.values for r in records]
+    values_by_column = _values_by_column(records, tuple(c.name for c in table.columns))
     columns: list[pa.Array] = [
-        _source_column(table, field, [values.get(column.name) for values in value_maps])
-        for field, column in zip(arrow_schema(table), table.columns, strict=True)
+        _source_column(table, field, values)
+        for field, values in zip(arrow_schema(table), values_by_column, strict=True)
     ]
     columns += [
         _metadata_array("_op", [r.op for r in records]),
@@ -100,6 +101,20 @@ def snapshot_batch(
         _constant("_extracted_at", extracted_at, count),
     ]
     return pa.Table.from_arrays(columns, schema=staging_arrow_schema(table))
+
+
+def _values_by_column(
+    records: Sequence[ChangeRecord], names: tuple[str, ...]
+) -> list[list[object]]:
+    """Each column's values over ``records`` (None where a record does not carry it): in one
+    pass in C when the extension is built and every record's values are a dict."""
+    value_maps = [r.values for r in records]
+    compiled = implementation.compiled
+    if compiled is not None:
+        columns: list[list[object]] | None = compiled.columns_of(value_maps, names)
+        if columns is not None:
+            return columns
+    return [[values.get(name) for values in value_maps] for name in names]
 
 
 def _source_column(table: TableDef, field: pa.Field, values: Sequence[object]) -> pa.Array:

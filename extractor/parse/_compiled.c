@@ -18,6 +18,7 @@
  *                         fast shapes below, and every column without a fast kind, is typed
  *                         by fallback(name, literal, *args) (the reference, which also
  *                         raises its errors).
+ *   columns_of(rows, names) -> the rows' values column by column (landing: change_batch).
  *   parse_typed(sql, specs, fallback, *args) -> (new, old, rowid): both at once, each value
  *                         typed where it stands in the statement (no Literal per value);
  *                         None for anything either would decline or raise on.
@@ -1554,6 +1555,44 @@ static PyObject *packed_redo_position(PyObject *self, PyObject *const *args, Py_
     return packed;
 }
 
+/* ---- columns of change rows (landing) ---------------------------------------------- */
+
+/* columns_of(rows: list, names: tuple) -> one list per name: [row.get(name) for row in rows]
+ * (None where a row lacks the name), in one pass over the rows; None when a row is not
+ * exactly a dict (the caller then reads the rows itself). */
+static PyObject *columns_of(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2 || !PyList_Check(args[0]) || !PyTuple_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "columns_of(rows: list, names: tuple)");
+        return NULL;
+    }
+    PyObject *rows = args[0], *names = args[1];
+    Py_ssize_t count = PyList_GET_SIZE(rows), width = PyTuple_GET_SIZE(names);
+    for (Py_ssize_t i = 0; i < count; i++)
+        if (!PyDict_CheckExact(PyList_GET_ITEM(rows, i))) Py_RETURN_NONE;
+    PyObject *columns = PyList_New(width);
+    if (columns == NULL) return NULL;
+    for (Py_ssize_t k = 0; k < width; k++) {
+        PyObject *column = PyList_New(count); /* items NULL until set: list_dealloc skips them */
+        if (column == NULL) goto error;
+        PyList_SET_ITEM(columns, k, column);
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *row = PyList_GET_ITEM(rows, i);
+        for (Py_ssize_t k = 0; k < width; k++) {
+            PyObject *value = PyDict_GetItemWithError(row, PyTuple_GET_ITEM(names, k));
+            if (value == NULL) {
+                if (PyErr_Occurred()) goto error;
+                value = Py_None;
+            }
+            PyList_SET_ITEM(PyList_GET_ITEM(columns, k), i, Py_NewRef(value));
+        }
+    }
+    return columns;
+error:
+    Py_DECREF(columns);
+    return NULL;
+}
+
 /* ---- module ------------------------------------------------------------------------ */
 
 static PyObject *configure(PyObject *self, PyObject *args) {
@@ -1585,6 +1624,9 @@ static PyMethodDef methods[] = {
     {"parse_typed", (PyCFunction)(void (*)(void))parse_typed, METH_FASTCALL,
      "parse_typed(sql, specs, fallback, *fallback_args) -> (new, old, rowid), or None when "
      "parse_strict and typed_image must read it"},
+    {"columns_of", (PyCFunction)(void (*)(void))columns_of, METH_FASTCALL,
+     "columns_of(rows, names) -> [[row.get(name) for row in rows] for name in names], or None "
+     "when a row is not a dict"},
     {"packed_redo_position", (PyCFunction)(void (*)(void))packed_redo_position, METH_FASTCALL,
      "packed_redo_position(rs_id, ssn) -> int, or None when the reference must read it"},
     {NULL, NULL, 0, NULL},

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, timezone
 from decimal import Decimal
+from types import MappingProxyType
 
 import pyarrow as pa
 import pytest
@@ -12,7 +13,13 @@ from hypothesis import strategies as st
 from msgspec.structs import replace
 
 from extractor.errors import LandingError
-from extractor.land.change_batch import _decimal_column, change_batch, snapshot_batch
+from extractor.land.change_batch import (
+    _decimal_column,
+    _values_by_column,
+    change_batch,
+    snapshot_batch,
+)
+from extractor.parse import implementation
 from tests.land.records import COMMIT_TS, EMP, EXTRACTED_AT, change
 
 UTC_US = pa.timestamp("us", tz="UTC")
@@ -318,3 +325,42 @@ def test_a_wide_decimal_is_refused_or_landed_as_arrow_does_with_the_decimal(
 def test_a_decimal_column_of_other_values_is_converted_by_arrow_as_before() -> None:
     arrow_type = pa.decimal128(6, 2)
     assert _decimal_column(arrow_type, [5, None]) == pa.array([5, None], type=arrow_type)
+
+
+row_values = st.dictionaries(
+    st.sampled_from(["ID", "NAME", "SALARY", "OTHER"]),
+    st.one_of(st.none(), st.integers(), st.text(max_size=3), st.decimals(allow_nan=False)),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(rows=st.lists(row_values, max_size=12))
+def test_the_columns_of_change_rows_are_read_alike_in_c_and_in_python(
+    rows: list[dict[str, object]],
+) -> None:
+    """Each column is the records' values in order, None where a record does not carry
+    the column (``columns_of`` in C, else the Python reading)."""
+    records = [change("u", values, full_image=False, redo_pos=n) for n, values in enumerate(rows)]
+    names = ("ID", "NAME", "SALARY")
+    expected = [[values.get(name) for values in rows] for name in names]
+    columns = _values_by_column(records, names)
+    assert [[repr(v) for v in column] for column in columns] == [
+        [repr(v) for v in column] for column in expected
+    ]
+    assert len(columns) == len(expected)
+    for got, want in zip(columns, expected, strict=True):
+        assert all(a is b for a, b in zip(got, want, strict=True))  # the objects themselves
+    with implementation.pure_python():
+        assert _values_by_column(records, names) == columns
+
+
+def test_columns_of_change_rows_whose_values_are_not_a_dict_are_read_in_python() -> None:
+    records = [
+        change("u", {"ID": Decimal(1)}, full_image=False, redo_pos=1),
+        change("u", MappingProxyType({"NAME": "b"}), full_image=False, redo_pos=2),
+    ]
+    assert implementation.compiled is None or (
+        implementation.compiled.columns_of([dict(r.values) for r in records], ("ID",))
+        == [[Decimal(1), None]]
+    )
+    assert _values_by_column(records, ("ID", "NAME")) == [[Decimal(1), None], [None, "b"]]
