@@ -142,9 +142,16 @@ class ParquetFileWriter:
         if not self._stale:
             return
         names = sorted(self._stale) if name is None else [name] if name in self._stale else []
-        for stale in names:
-            self._spark.sql(f"REFRESH TABLE {stale}")
-            self._stale.discard(stale)
+        failure: Exception | None = None
+        for stale in names:  # every one tried: a failure leaves none of the others stale
+            try:
+                self._spark.sql(f"REFRESH TABLE {stale}")
+            except Exception as error:  # raised once every table was tried
+                failure = failure or error
+            else:
+                self._stale.discard(stale)
+        if failure is not None:
+            raise failure
 
     def storage(self, name: str) -> TableStorage | None:
         """The storage of table ``name`` when this process can write to it, else None

@@ -694,7 +694,7 @@ static int configured(void) {
 static PyObject *parse_strict(PyObject *self, PyObject *sql) {
     if (!configured()) return NULL;
     if (!PyUnicode_Check(sql)) Py_RETURN_NONE;
-    Text t = {sql, PyUnicode_KIND(sql), PyUnicode_DATA(sql), PyUnicode_GET_LENGTH(sql)};
+    Text t = {sql, PyUnicode_KIND(sql), PyUnicode_DATA(sql), PyUnicode_GET_LENGTH(sql), 0};
     Py_ssize_t i = skip_space(&t, 0);
     switch (upper(ch(&t, i))) {
         case 'I': return parse_insert(&t, i, NULL);
@@ -1367,10 +1367,10 @@ static int read_value(const Text *t, Py_ssize_t start, PyObject *name, const Typ
         PyObject *spec = PyDict_GetItemWithError(typing->specs, name); /* borrowed */
         long kind, a, b;
         if (spec != NULL && read_spec(spec, &kind, &a, &b) && kind == K_STRING) {
-            Py_ssize_t stop;
+            Py_ssize_t stop = start, j = start; /* stop is set only when the string ends */
             PyObject *string = scan_string(t, start, typing->scratch, &stop);
             if (string == NULL && PyErr_Occurred()) return -1;
-            Py_ssize_t j = skip_space(t, stop);
+            if (string != NULL) j = skip_space(t, stop);
             if (string != NULL && (ch(t, j) != '|' || ch(t, j + 1) != '|')) {
                 *end = stop;
                 if (stop - start == 2) { /* '' is NULL in Oracle */
@@ -1463,8 +1463,8 @@ static PyObject *parse_typed(PyObject *self, PyObject *const *args, Py_ssize_t n
     Text t = {sql, PyUnicode_KIND(sql), PyUnicode_DATA(sql), PyUnicode_GET_LENGTH(sql), 0};
     Py_UCS1 on_stack[4096], *scratch = NULL;
     if (t.kind == PyUnicode_1BYTE_KIND) {
+        /* without one (no memory), strings take the two-pass path */
         scratch = t.n <= (Py_ssize_t)sizeof(on_stack) ? on_stack : PyMem_Malloc((size_t)t.n);
-        if (scratch == NULL) return PyErr_NoMemory();
     }
     Typing typing = {args[1], args[2], args + 3, nargs - 3, scratch};
     Py_ssize_t i = skip_space(&t, 0);

@@ -221,3 +221,29 @@ def test_the_arrow_form_of_each_source_type_is_the_one_spark_reads() -> None:
     for column in ALL_TYPES.columns:
         field = schema.field(column.name.lower())
         assert arrow_type(spark_type(column)) == field.type, column.name
+
+
+class RefreshFailsFor:
+    """A session whose REFRESH of one table fails (only ``sql`` is used here)."""
+
+    def __init__(self, failing: str) -> None:
+        self.failing = failing
+        self.statements: list[str] = []
+
+    def sql(self, text: str) -> None:
+        self.statements.append(text)
+        if self.failing in text:
+            raise RuntimeError(f"cannot refresh {self.failing}")
+
+
+def test_a_failed_refresh_leaves_no_other_table_stale() -> None:
+    spark = RefreshFailsFor("`s`.`a_log`")
+    files = ParquetFileWriter(spark)
+    with pytest.raises(RuntimeError, match="cannot refresh"), files.refreshes_deferred():
+        # what append records after writing a file into each of three tables
+        files._stale.update({"`s`.`a_log`", "`s`.`b_log`", "`s`.`c_log`"})  # type: ignore[union-attr]
+    assert spark.statements == [
+        "REFRESH TABLE `s`.`a_log`",
+        "REFRESH TABLE `s`.`b_log`",
+        "REFRESH TABLE `s`.`c_log`",
+    ]

@@ -494,6 +494,7 @@ def test_parsing_and_typing_in_one_pass_agrees_on_odd_string_values(values: str)
         ('insert into "S"."T"("D2") values (\'1.234\');', "the reference refuses the value"),
         ('insert into "S"."T"("V","R") values (\'O\'Neil\',NULL);', "an undoubled apostrophe"),
         ('delete from "S"."T";', "no WHERE clause: the reference's shape"),
+        ('insert into "S"."T"("V") values (\'it\'\');', "a string without its end"),
         ('delete from "S"."T" where "X" IS NULL;', "XMLTYPE is not replicated: refused there"),
     ],
 )
