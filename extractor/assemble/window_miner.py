@@ -9,8 +9,9 @@ then (the checkpoint's ``resume_scn`` comes from it). It runs in the extracting 
 
 Window sizes follow :func:`next_window_scns`. A window whose first SCN ends in a cut-off CSF
 chain ends before it starts (``window_end < start``): it is reported, then mined again twice as
-large. Open transactions begun more than ``transaction_retention_scns`` below a window's end
-are discarded before the window is reported (docs/transactions.md).
+large, or, when it reached the target SCN already, the call ends there (the chain's rest is
+not written yet). Open transactions begun more than ``transaction_retention_scns`` below a
+window's end are discarded before the window is reported (docs/transactions.md).
 """
 
 from __future__ import annotations
@@ -107,7 +108,11 @@ class WindowMiner:
                 logs,
             )
             if window_end < start_scn:
-                # A CSF chain at the window's first SCN was cut off: mine a larger window.
+                # A CSF chain at the window's first SCN was cut off: mine a larger window,
+                # unless the window reached the target already (the chain's rest is above it:
+                # the next call, with a later target, mines it).
+                if end >= target_scn:
+                    return
                 self.window_scns = min(window_scns * 2, self._mining.max_window_scns * 2)
                 continue
             self.window_scns = next_window_scns(window_scns, rows_read, self._mining)
