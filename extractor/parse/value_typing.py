@@ -101,12 +101,8 @@ def parse_typed(sql: str, table: TableDef, nls: NlsSettings) -> TypedStatement |
     compiled = implementation.compiled
     if compiled is None:
         return None
-    typing = _TABLE_SPECS.get(id(table))  # _compiled_typing, inlined: once per change row
-    if typing is None or typing[0] is not table or not (typing[1] is nls or typing[1] == nls):
-        typing = _compiled_typing(table, nls)
-    typed: TypedStatement | None = compiled.parse_typed(
-        sql, typing[2], _typed_one, typing[3], table, nls
-    )
+    _, _, specs, columns = _compiled_typing(table, nls)
+    typed: TypedStatement | None = compiled.parse_typed(sql, specs, _typed_one, columns, table, nls)
     return typed
 
 
