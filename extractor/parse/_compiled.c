@@ -1565,19 +1565,25 @@ static PyObject *columns_of(PyObject *self, PyObject *const *args, Py_ssize_t na
         PyErr_SetString(PyExc_TypeError, "columns_of(rows: list, names: tuple)");
         return NULL;
     }
-    PyObject *rows = args[0], *names = args[1];
-    Py_ssize_t count = PyList_GET_SIZE(rows), width = PyTuple_GET_SIZE(names);
-    for (Py_ssize_t i = 0; i < count; i++)
-        if (!PyDict_CheckExact(PyList_GET_ITEM(rows, i))) Py_RETURN_NONE;
-    PyObject *columns = PyList_New(width);
-    if (columns == NULL) return NULL;
+    /* a lookup can run Python code (a key's __eq__) that changes the list: read a copy */
+    PyObject *rows = PyList_AsTuple(args[0]), *names = args[1], *columns = NULL;
+    if (rows == NULL) return NULL;
+    Py_ssize_t count = PyTuple_GET_SIZE(rows), width = PyTuple_GET_SIZE(names);
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if (!PyDict_CheckExact(PyTuple_GET_ITEM(rows, i))) {
+            Py_DECREF(rows);
+            Py_RETURN_NONE;
+        }
+    }
+    columns = PyList_New(width);
+    if (columns == NULL) goto error;
     for (Py_ssize_t k = 0; k < width; k++) {
         PyObject *column = PyList_New(count); /* items NULL until set: list_dealloc skips them */
         if (column == NULL) goto error;
         PyList_SET_ITEM(columns, k, column);
     }
     for (Py_ssize_t i = 0; i < count; i++) {
-        PyObject *row = PyList_GET_ITEM(rows, i);
+        PyObject *row = PyTuple_GET_ITEM(rows, i); /* the tuple holds it */
         for (Py_ssize_t k = 0; k < width; k++) {
             PyObject *value = PyDict_GetItemWithError(row, PyTuple_GET_ITEM(names, k));
             if (value == NULL) {
@@ -1587,9 +1593,11 @@ static PyObject *columns_of(PyObject *self, PyObject *const *args, Py_ssize_t na
             PyList_SET_ITEM(PyList_GET_ITEM(columns, k), i, Py_NewRef(value));
         }
     }
+    Py_DECREF(rows);
     return columns;
 error:
-    Py_DECREF(columns);
+    Py_DECREF(rows);
+    Py_XDECREF(columns);
     return NULL;
 }
 

@@ -27,6 +27,17 @@ _log = logging.getLogger(__name__)
 NO_VALUES: dict[str, Literal] = {}
 
 
+# What this code calls in the extension: one built from an older checkout lacks some.
+FUNCTIONS = (
+    "configure",
+    "parse_strict",
+    "typed_image",
+    "parse_typed",
+    "packed_redo_position",
+    "columns_of",
+)
+
+
 def _load() -> tuple[ModuleType | None, str]:
     if os.environ.get("ORACDC_PARSER", "").strip().lower() == "python":
         return None, "ORACDC_PARSER=python"
@@ -34,6 +45,12 @@ def _load() -> tuple[ModuleType | None, str]:
         module = importlib.import_module("extractor.parse._compiled")
     except ImportError as error:
         return None, f"the C extension is not built ({error})"
+    missing = [name for name in FUNCTIONS if not hasattr(module, name)]
+    if missing:
+        return None, (
+            f"the C extension was built from older code (no {', '.join(missing)}): "
+            "rebuild it with ./scripts/setup.sh"
+        )
     module.configure(ParsedRedo, Literal, IS_NULL_LITERAL, NO_VALUES, UNSUPPORTED, Decimal, UTC)
     return module, "C extension"
 

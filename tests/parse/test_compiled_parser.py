@@ -11,8 +11,11 @@ test against both implementations (``conftest.py``).
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta, timezone
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -612,3 +615,39 @@ def test_the_compiled_redo_position_leaves_what_is_out_of_range_to_the_reference
     assert compiled.packed_redo_position(rs_id, ssn) is None
     with pytest.raises(ValueError, match=r"RS_ID|out of range|invalid literal"):
         packed_redo_position(rs_id, ssn)
+
+
+def test_an_extension_built_from_older_code_is_not_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A checkout updated without a rebuild has a module without the newer functions: the
+    pure-Python reference runs, and the reason says how to rebuild."""
+    older = type("Module", (), {n: None for n in implementation.FUNCTIONS if n != "columns_of"})
+    monkeypatch.setattr(implementation.importlib, "import_module", lambda _name: older)
+    monkeypatch.delenv("ORACDC_PARSER", raising=False)
+    module, reason = implementation._load()
+    assert module is None
+    assert "no columns_of" in reason
+    assert "./scripts/setup.sh" in reason
+
+
+def test_columns_of_reads_a_copy_of_the_rows(tmp_path: Path) -> None:
+    """A key whose __eq__ empties the list of rows while columns_of reads them (run apart:
+    reading freed rows would crash the interpreter)."""
+    script = tmp_path / "rows_cleared.py"
+    script.write_text(
+        "from extractor.parse import implementation\n"
+        "class Key:\n"
+        "    def __hash__(self): return hash('k')\n"
+        "    def __eq__(self, other): rows.clear(); return False\n"
+        "rows = [{Key(): 1} for _ in range(3)]\n"
+        "print(implementation.compiled.columns_of(rows, ('k',)))\n",
+        encoding="utf-8",
+    )
+    ran = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.strip() == "[[None, None, None]]"
