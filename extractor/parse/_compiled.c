@@ -1391,20 +1391,25 @@ static int read_value(const Text *t, Py_ssize_t start, PyObject *name, const Typ
     return *result == NULL ? -1 : 1;
 }
 
-/* The value of column `name` whose literal is [start, end) of the statement (string_shape
- * as value() sets it): the Literal (parse_strict), or typed in place as typed_value types
- * that Literal (parse_typed). A column the specs do not hold is a KeyError: parse_typed then
- * declines the statement. */
-static PyObject *value_at(const Text *t, Py_ssize_t start, Py_ssize_t end, int string_shape,
-                          PyObject *name, const Typing *typing) {
-    if (typing == NULL) return new_literal(t, start, end);
+/* The spec of column `name` in *kind, *a, *b: 1, or 0 with an exception set (a KeyError
+ * when the specs do not hold the column: parse_typed then declines the statement). */
+static int column_spec(const Typing *typing, PyObject *name, long *kind, long *a, long *b) {
     PyObject *spec = PyDict_GetItemWithError(typing->specs, name); /* borrowed */
     if (spec == NULL) {
         if (!PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, name);
-        return NULL;
+        return 0;
     }
+    return read_spec(spec, kind, a, b);
+}
+
+/* The value of column `name` whose literal is [start, end) of the statement (string_shape
+ * as value() sets it): the Literal (parse_strict), or typed in place as typed_value types
+ * that Literal (parse_typed). */
+static PyObject *value_at(const Text *t, Py_ssize_t start, Py_ssize_t end, int string_shape,
+                          PyObject *name, const Typing *typing) {
+    if (typing == NULL) return new_literal(t, start, end);
     long kind, a, b;
-    if (!read_spec(spec, &kind, &a, &b)) return NULL;
+    if (!column_spec(typing, name, &kind, &a, &b)) return NULL;
     if (kind == K_STRING && string_shape >= 0) {
         /* to_string of one string literal, whose quotes the scanner has read already */
         if (end - start == 2) Py_RETURN_NONE; /* '' is NULL in Oracle */
@@ -1428,13 +1433,8 @@ static PyObject *value_at(const Text *t, Py_ssize_t start, Py_ssize_t end, int s
  * types it (parse_typed). */
 static PyObject *is_null_value(PyObject *name, const Typing *typing) {
     if (typing == NULL) return Py_NewRef(IsNullLiteral);
-    PyObject *spec = PyDict_GetItemWithError(typing->specs, name); /* borrowed */
-    if (spec == NULL) {
-        if (!PyErr_Occurred()) PyErr_SetObject(PyExc_KeyError, name);
-        return NULL;
-    }
     long kind, a, b;
-    if (!read_spec(spec, &kind, &a, &b)) return NULL;
+    if (!column_spec(typing, name, &kind, &a, &b)) return NULL;
     if (kind != K_FALLBACK) Py_RETURN_NONE;
     return call_fallback(name, IsNullLiteral, typing->fallback, typing->extra, typing->nextra);
 }

@@ -340,16 +340,8 @@ COMMON_SHAPES = [
 ]
 
 
-@pytest.mark.parametrize("literal_by_column", COMMON_SHAPES, ids=["values", "more_values"])
-def test_the_compiled_typer_reads_the_common_shapes_itself(
-    monkeypatch: pytest.MonkeyPatch, literal_by_column: dict[str, str]
-) -> None:
-    """Each shape LogMiner writes under the default NLS settings is typed in C: the
-    reference fallback is not called (and the values are the reference's)."""
-    from extractor.parse import value_typing
-
-    with implementation.pure_python():
-        expected = _typed(literal_by_column, NlsSettings())
+def _reference_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The columns the compiled code hands to the reference typer from now on."""
     calls: list[str] = []
     reference_one = value_typing._typed_one
 
@@ -358,6 +350,19 @@ def test_the_compiled_typer_reads_the_common_shapes_itself(
         return reference_one(name, *args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(value_typing, "_typed_one", counting)
+    return calls
+
+
+@pytest.mark.parametrize("literal_by_column", COMMON_SHAPES, ids=["values", "more_values"])
+def test_the_compiled_typer_reads_the_common_shapes_itself(
+    monkeypatch: pytest.MonkeyPatch, literal_by_column: dict[str, str]
+) -> None:
+    """Each shape LogMiner writes under the default NLS settings is typed in C: the
+    reference fallback is not called (and the values are the reference's)."""
+
+    with implementation.pure_python():
+        expected = _typed(literal_by_column, NlsSettings())
+    calls = _reference_calls(monkeypatch)
     assert _typed(literal_by_column, NlsSettings()) == expected
     assert calls == []
     assert isinstance(expected, dict)
@@ -454,14 +459,7 @@ def test_parsing_and_typing_in_one_pass_reads_the_common_shapes_itself(
     with implementation.pure_python():
         expected = _typed_statement(sql, NlsSettings())
     assert isinstance(expected, tuple)
-    calls: list[str] = []
-    reference_one = value_typing._typed_one
-
-    def counting(name: str, *args: object) -> object:
-        calls.append(name)
-        return reference_one(name, *args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(value_typing, "_typed_one", counting)
+    calls = _reference_calls(monkeypatch)
     fast = value_typing.parse_typed(sql, TABLE, NlsSettings())
     assert fast is not None
     assert (_shown(fast[0]), _shown(fast[1]), fast[2]) == expected
