@@ -238,27 +238,19 @@ static Py_ssize_t term(const Text *t, Py_ssize_t i) {
  * when the value is one string literal '...', whether it has '' pairs (0 or 1). */
 static Py_ssize_t value(const Text *t, Py_ssize_t i, int *string_shape) {
     *string_shape = -1;
-    if (ch(t, i) == '\'') {
-        int doubled = 0;
-        Py_ssize_t end = string_end(t, i, &doubled);
-        if (end >= 0) {
-            Py_ssize_t j = skip_space(t, end);
-            if (ch(t, j) != '|' || ch(t, j + 1) != '|') {
-                *string_shape = doubled;
-                return end;
-            }
-        }
-    }
-    Py_ssize_t end = term(t, i);
+    int doubled = 0, is_string = ch(t, i) == '\'';
+    Py_ssize_t end = is_string ? string_end(t, i, &doubled) : function(t, i); /* term() */
     if (end >= 0) {
         for (;;) {
             Py_ssize_t j = skip_space(t, end);
             if (ch(t, j) != '|' || ch(t, j + 1) != '|') break;
+            is_string = 0; /* a concatenation follows: not one string literal */
             j = skip_space(t, j + 2);
             Py_ssize_t next = term(t, j);
             if (next < 0) break;
             end = next;
         }
+        if (is_string) *string_shape = doubled;
         return end;
     }
     end = number(t, i);
