@@ -16,11 +16,13 @@ Rows that cannot be used (UNSUPPORTED, LOB, XMLTYPE and extended-string operatio
 unparseable SQL_REDO, untypable values) become ``QuarantinedChange``s; the caller applies the
 error policy.
 DDL rows of selected tables are passed on as they are (the pipeline refreshes the dictionary);
-a TRUNCATE TABLE also becomes a table reset marker (``_op = 't'``) at the DDL's position.
+a TRUNCATE TABLE or DROP TABLE also becomes a table reset marker (``_op = 't'``) at the
+DDL's position.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -51,6 +53,8 @@ from extractor.parse import (
 from extractor.parse.as_of_resolution import RowAsOf, resolve_by_row_as_of
 from extractor.parse.value_typing import parse_typed
 from extractor.redo_position import RedoPosition
+
+LOG = logging.getLogger(__name__)
 
 _UNSUPPORTED_TEXT = "Unsupported Type"  # what LogMiner writes for a value it cannot render
 _DML_OPERATIONS: dict[int, Operation] = {
@@ -141,6 +145,10 @@ class _UnknownColumnError(Exception):
 TableLookup = Callable[[str, str, bool], TableDef | None]
 # (owner, table) of a replicated table by its object id (DATA_OBJ#), None when not one.
 ObjectLookup = Callable[[int], tuple[str, str] | None]
+# True when the object of that id is gone from the source's catalog (a dropped, purged table).
+ObjectDropped = Callable[[int], bool]
+# The name Oracle gives a dropped table in the recycle bin (``BIN$<base64>$<version>``).
+_RECYCLE_BIN_PREFIX = "BIN$"
 
 
 @dataclass(frozen=True)
@@ -173,6 +181,7 @@ class ChangeBuilder:
         nls: NlsSettings,
         object_table: ObjectLookup | None = None,
         row_as_of: RowAsOf | None = None,
+        object_dropped: ObjectDropped | None = None,
     ) -> None:
         self._lookup = lookup
         self._is_selected = is_selected
@@ -180,13 +189,15 @@ class ChangeBuilder:
         self._nls = nls
         self._object_table = object_table or (lambda _object_id: None)
         self._row_as_of = row_as_of
+        self._object_dropped = object_dropped or (lambda _object_id: False)
+        self._retired_objects: set[int] = set()  # dropped objects whose rows were let go
 
     def build(self, info: TransactionInfo, rows: Iterable[LogMinerRow]) -> TransactionChanges:
         changes = TransactionChanges()
         ambiguous: list[_Ambiguous] = []
         changes_by_row_id: dict[str, int] = {}
         for row in rows:
-            owner, table = row.seg_owner, row.table_name
+            owner, table = self._table_of(row)
             what = disposition(row.operation_code)
             if owner is None or table is None or not self._selected_table(owner, table):
                 if what.action != "ignore":
@@ -198,7 +209,7 @@ class ChangeBuilder:
                 self._dml(info, row, owner, table, changes, ambiguous)
             elif what.action == "ddl":
                 changes.ddl_rows.append(row)
-                if is_truncate(row.sql_redo):
+                if resets_table(row.sql_redo):
                     changes.add(reset_marker(info, row, owner, table))
             elif what.action == "quarantine":
                 reason = what.reason.format(operation=row.operation, code=row.operation_code)
@@ -206,6 +217,17 @@ class ChangeBuilder:
         for pending in reversed(ambiguous):  # later first: earlier insert positions hold
             self._resolve(info, pending, changes, changes_by_row_id)
         return changes
+
+    def _table_of(self, row: LogMinerRow) -> tuple[str | None, str | None]:
+        """(owner, table) the row changed: its names, or for a row LogMiner names by the
+        recycle bin name of a dropped replicated table (``BIN$…``, DATA_OBJ# the table's
+        OBJECT_ID), that table's. Such a row was written before the DROP TABLE and mined after
+        it; its SQL_REDO still names the columns, and the drop's reset marker follows it."""
+        name = row.table_name
+        if name is None or not name.startswith(_RECYCLE_BIN_PREFIX) or row.data_obj is None:
+            return row.seg_owner, name
+        replicated = self._object_table(row.data_obj)
+        return (row.seg_owner, name) if replicated is None else replicated
 
     def _selected_table(self, owner: str, table: str) -> bool:
         key = (owner, table)
@@ -249,14 +271,19 @@ class ChangeBuilder:
 
     def _unnamed(self, row: LogMinerRow, changes: TransactionChanges) -> None:
         """A row of a replicated table (by DATA_OBJ#) under a name that is not selected:
-        UNKNOWN / ``OBJ# n`` (dictionary mismatch), ``BIN$…`` (dropped), or a new name
-        (renamed). Its SQL_REDO cannot be trusted against our dictionary: quarantined."""
+        UNKNOWN / ``OBJ# n`` (a dictionary mismatch, or a table dropped and purged since),
+        or a new name (renamed). A purged table's rows are let go (:meth:`_let_go`); other
+        SQL_REDO cannot be trusted against our dictionary: quarantined. (``BIN$…`` rows of a
+        table in the recycle bin are its own: :meth:`_table_of`.)"""
         if row.data_obj is None:
             return
         replicated = self._object_table(row.data_obj)
         if replicated is None:
             return
         owner, table = replicated
+        if self._object_dropped(row.data_obj):
+            self._let_go(row, owner, table)
+            return
         reason = (
             f"LogMiner named object {row.data_obj} ({owner}.{table}) "
             f"{row.seg_owner}.{row.table_name}: the table was renamed or dropped, or the "
@@ -264,6 +291,22 @@ class ChangeBuilder:
         )
         quarantined = _quarantine(row, reason)
         changes.quarantined.append(replace(quarantined, owner=owner, table_name=table))
+
+    def _let_go(self, row: LogMinerRow, owner: str, table: str) -> None:
+        """A row of a replicated table that was dropped and purged before it was mined: its
+        SQL_REDO names no column, and the DROP TABLE later in the redo lands a reset marker
+        that retires whatever it changed. Not landed; said once per dropped table."""
+        assert row.data_obj is not None
+        if row.data_obj in self._retired_objects:
+            return
+        self._retired_objects.add(row.data_obj)
+        LOG.warning(
+            "%s.%s: rows of the table dropped (and purged) since they were written are not "
+            "landed (OBJECT_ID %d): its DROP TABLE, later in the redo, empties the replica; "
+            "the staging history lacks them",
+            owner, table, row.data_obj,
+            extra={"table": f"{owner}.{table}", "object_id": row.data_obj},
+        )  # fmt: skip
 
     def _dml(
         self,
@@ -351,13 +394,14 @@ class ChangeBuilder:
         return [update]
 
 
-_TRUNCATE_TABLE = re.compile(r"^\s*truncate\s+table\s", re.IGNORECASE)
+_TABLE_RESET = re.compile(r"^\s*(?:truncate|drop)\s+table\s", re.IGNORECASE)
 
 
-def is_truncate(sql_redo: str | None) -> bool:
-    """True for a DDL row's SQL_REDO (the statement as issued) that truncates a whole table.
+def resets_table(sql_redo: str | None) -> bool:
+    """True for a DDL row's SQL_REDO (the statement as issued) after which the table has no
+    row: TRUNCATE TABLE, and DROP TABLE (a table created later under the name starts empty).
     ``ALTER TABLE … TRUNCATE PARTITION`` is not one: which rows it removed is not in redo."""
-    return bool(sql_redo) and _TRUNCATE_TABLE.match(sql_redo or "") is not None
+    return sql_redo is not None and _TABLE_RESET.match(sql_redo) is not None
 
 
 # DDL that gives rows new ROWIDs, or changes rows, with no DML in the redo: a table MOVE or
@@ -383,8 +427,8 @@ def is_row_moving(sql_redo: str | None) -> bool:
 
 
 def reset_marker(info: TransactionInfo, row: LogMinerRow, owner: str, table: str) -> ChangeRecord:
-    """The ``_op = 't'`` staging row of a TRUNCATE at the DDL row's position: no values, an
-    empty ``_present``, no ROWID (docs/landing.md, "Table reset markers")."""
+    """The ``_op = 't'`` staging row of a TRUNCATE or DROP TABLE at the DDL row's position:
+    no values, an empty ``_present``, no ROWID (docs/landing.md, "Table reset markers")."""
     return _change_record(info, row, owner, table, "t", {}, False, None)
 
 

@@ -85,6 +85,9 @@ class Extractor:
             # Sources that read rows AS OF an SCN (OracleSource) tell apart the readings of
             # a statement with undoubled apostrophes; a replay bundle cannot.
             getattr(source, "row_as_of", None),
+            # Sources that read the catalog by object id (OracleSource) tell a purged table's
+            # rows (retired by its DROP TABLE) from a dictionary mismatch.
+            getattr(source, "object_dropped", None),
         )
         self._observer = StatsObserver(config.data_dir)
         lander = Lander(

@@ -118,6 +118,7 @@ class Lander:
         for (owner, name), table_records in sorted(records.items()):
             table = self._registry.lookup(owner, name)
             if table is None:
+                self._land_resets_of_a_dropped_table(owner, name, table_records, batch_id, now)
                 continue
             table_records = self._without_excluded_columns(table, table_records)
             table_records = self._without_dropped_columns(table, table_records)
@@ -133,6 +134,36 @@ class Lander:
         self._observer.batch_landed(batch_id)  # also a batch of only errors or DDL
         if errors:
             self._land_errors(errors, batch_id, now)
+
+    def _land_resets_of_a_dropped_table(
+        self,
+        owner: str,
+        name: str,
+        records: list[ChangeRecord],
+        batch_id: int,
+        now: datetime,
+    ) -> None:
+        """Records of a table the source no longer has (dropped) and this process never
+        described: its DROP TABLE's reset marker lands with every column of the table NULL
+        (it carries no value); other records need the table's column types and are left
+        out, said in the log (they are older than the drop, which retires them)."""
+        resets = [r for r in records if r.op == "t"]
+        if len(resets) < len(records):
+            LOG.warning(
+                "%s.%s is not in the source's dictionary: %d change(s) before its DROP TABLE "
+                "are not landed (the drop retires them)",
+                owner, name, len(records) - len(resets),
+                extra={"table": f"{owner}.{name}"},
+            )  # fmt: skip
+        if not resets:
+            return
+        without_columns = TableDef(owner, name, (), (), "MINIMAL")
+        data = change_batch(without_columns, resets, batch_id=batch_id, extracted_at=now)
+        self._writer.append(without_columns, data)
+        last = resets[-1]
+        self._observer.changes_landed(
+            without_columns.qualified_name, len(resets), last.commit_scn, last.commit_ts, batch_id
+        )
 
     def _append(self, table: TableDef, build: Callable[[TableDef], pa.Table]) -> None:
         """Build a batch of ``table`` in its source types (``build`` gets the shape), mask it

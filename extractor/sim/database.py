@@ -8,6 +8,8 @@ The extractor sees it through V$DATABASE (:meth:`SimDatabase.current_scn`), the 
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import zlib
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
@@ -28,10 +30,12 @@ from extractor.sim.ddl_text import (
     add_virtual_column_sql,
     create_table_sql,
     drop_column_sql,
+    drop_table_sql,
+    rename_table_sql,
     row_moving_sql,
     truncate_table_sql,
 )
-from extractor.sim.logminer_rows import RedoEvent, render_rows, unnamed_rows
+from extractor.sim.logminer_rows import RedoEvent, renamed_rows, render_rows, unnamed_rows
 from extractor.sim.oracle_errors import raise_oracle_error
 from extractor.sim.oracle_types import column_type
 from extractor.sim.redo_logs import RedoLogCatalog, RedoLogFile
@@ -107,6 +111,9 @@ class SimDatabase:
         self._tables: dict[tuple[str, str], VersionedTable] = {}
         self._tables_by_id: dict[int, VersionedTable] = {}
         self._next_object_id = FIRST_OBJECT_ID
+        # Every table's name now, by OBJECT_ID: a dropped one's in the recycle bin (BIN$…),
+        # None once purged. LogMiner's online catalog names rows by it when they are mined.
+        self._object_names: dict[int, str | None] = {}
         self._transactions: dict[int, SimTransaction] = {}
         self._serial = 0
         self._events: list[RedoEvent] = []
@@ -156,6 +163,7 @@ class SimDatabase:
         self._next_object_id += 2
         self._tables[key] = state
         self._tables_by_id[state.object_id] = state
+        self._object_names[state.object_id] = table.name
         self._record_ddl(table, create_table_sql(table), scn)
 
     def add_column(self, owner: str, table: str, column: ColumnDef) -> None:
@@ -209,6 +217,54 @@ class SimDatabase:
         state.data_object_id = self._next_object_id
         self._next_object_id += 2
         self._record_ddl(state.definition, truncate_table_sql(state.definition), scn)
+        return scn
+
+    def drop_table(self, owner: str, table: str, *, purge: bool = False) -> int:
+        """DROP TABLE [PURGE]: the name is free for a new table (a new OBJECT_ID); one DDL
+        (code 5) row named after the table, committed by itself, with ``AS "BIN$…"`` (the
+        recycle bin) or ``purge`` in SQL_REDO. Rows of the dropped table mined afterwards show
+        its ``BIN$…`` name, or ``UNKNOWN`` / ``OBJ# n`` once purged, with its OBJECT_ID in
+        DATA_OBJ#. ORA-00054 while an open transaction holds a row of it. Returns the SCN."""
+        state = self._table_state(owner, table)
+        if state.locks:
+            raise_oracle_error(
+                54, "resource busy and acquire with NOWAIT specified or timeout expired"
+            )
+        scn = self._next_scn()
+        bin_name = None if purge else recycle_bin_name(state.object_id)
+        self._record_ddl(state.definition, drop_table_sql(state.definition, bin_name), scn)
+        for rowid in list(state.latest):
+            state.commit_version(rowid, None, scn)
+        del self._tables[(owner, table)]
+        self._object_names[state.object_id] = bin_name
+        self.table_kinds.pop((owner, table), None)
+        return scn
+
+    def rename_table(self, owner: str, table: str, new_name: str) -> int:
+        """ALTER TABLE … RENAME TO: the table (its OBJECT_ID, rows and ROWIDs) goes on under
+        ``new_name``; one DDL (code 5) row named after the old name, committed by itself. Its
+        rows mined afterwards show the new name, also those written before. ORA-00955 when the
+        new name is taken, ORA-00054 while an open transaction holds a row. Returns the
+        SCN."""
+        state = self._table_state(owner, table)
+        if (owner, new_name) in self._tables:
+            raise_oracle_error(955, "name is already used by an existing object")
+        if state.locks:
+            raise_oracle_error(
+                54, "resource busy and acquire with NOWAIT specified or timeout expired"
+            )
+        scn = self._next_scn()
+        old = state.definition
+        self._record_ddl(old, rename_table_sql(old, new_name), scn)
+        state.redefine(TableDef(
+            owner, new_name, old.columns, old.primary_key, old.supplemental_logging
+        ), scn)  # fmt: skip
+        del self._tables[(owner, table)]
+        self._tables[(owner, new_name)] = state
+        self._object_names[state.object_id] = new_name
+        kind = self.table_kinds.pop((owner, table), None)
+        if kind is not None:
+            self.table_kinds[(owner, new_name)] = kind
         return scn
 
     def move_rows(self, owner: str, table: str, operation: RowMovingDdl = "move") -> dict[str, str]:
@@ -296,6 +352,10 @@ class SimDatabase:
 
     def object_id(self, owner: str, name: str) -> int:
         return self._table_state(owner, name).object_id
+
+    def object_exists(self, object_id: int) -> bool:
+        """ALL_OBJECTS has it: a table, or a dropped one still in the recycle bin."""
+        return self._object_names.get(object_id) is not None
 
     def data_object_id(self, owner: str, name: str) -> int:
         """ALL_OBJECTS.DATA_OBJECT_ID: the object id until a TRUNCATE gives a new segment."""
@@ -515,8 +575,23 @@ class SimDatabase:
                 )
                 rendered = self._with_object_ids(index, self._events[index], rendered)
                 self._rendered[index] = rendered
-            rows.extend(rendered)
+            rows.extend(self._as_named_now(self._events[index], rendered))
         return rows
+
+    def _as_named_now(self, event: RedoEvent, rows: list[LogMinerRow]) -> list[LogMinerRow]:
+        """The DML rows of a table renamed or dropped since they were written, as the online
+        catalog names them when mined: by its name now (a dropped table's ``BIN$…`` name in
+        the recycle bin), ``UNKNOWN`` / ``OBJ# n`` once purged; with DATA_OBJ#. Other rows
+        as rendered."""
+        if event.table is None or event.object_id is None or event.code not in _DML_CODES:
+            return rows
+        name_now = self._object_names.get(event.object_id, event.table.name)
+        if name_now == event.table.name:
+            return rows
+        if name_now is None:
+            return unnamed_rows(rows, event.table, event.object_id)
+        renamed = renamed_rows(rows, event.table, name_now)
+        return [_replace_row(row, data_obj=event.object_id) for row in renamed]
 
     def _as_mined_from(self, session_start_scn: int, row: LogMinerRow) -> LogMinerRow:
         """The row as a LogMiner session starting at ``session_start_scn`` shows it: the undo
@@ -540,16 +615,13 @@ class SimDatabase:
         """With ``unnamed_object_ratio`` set: DATA_OBJ# on rows of a table, and that share of
         DML events (picked by their index, deterministically) shown as LogMiner shows rows it
         cannot name (``UNKNOWN`` / ``OBJ# n``). Off: the rows as rendered."""
-        table = event.table
-        if not self.unnamed_object_ratio or table is None:
-            return rows
-        state = self._tables.get((table.owner, table.name))
-        if state is None:
+        table, object_id = event.table, event.object_id
+        if not self.unnamed_object_ratio or table is None or object_id is None:
             return rows
         picked = (index * 2_654_435_761) % 2**32 < self.unnamed_object_ratio * 2**32
         if picked and event.code in _DML_CODES:
-            return unnamed_rows(rows, table, state.object_id)
-        return [_replace_row(row, data_obj=state.object_id) for row in rows]
+            return unnamed_rows(rows, table, object_id)
+        return [_replace_row(row, data_obj=object_id) for row in rows]
 
     def _mined_threads(self, log_names: list[str] | None) -> set[int]:
         """The threads a LogMiner session reads: those with an added log (all without)."""
@@ -680,8 +752,15 @@ class SimDatabase:
                 after=after,
                 empty_lobs=empty_lobs,
                 rollback=rollback,
+                object_id=self._object_id_of(table),
             )
         )
+
+    def _object_id_of(self, table: TableDef) -> int | None:
+        """The OBJECT_ID of the table now under ``table``'s name (None for one not created
+        here)."""
+        state = self._tables.get((table.owner, table.name))
+        return None if state is None else state.object_id
 
     def _record_ddl(self, table: TableDef, text: str, scn: int, info: str | None = None) -> None:
         self._serial += 1
@@ -691,6 +770,7 @@ class SimDatabase:
             scn=scn, xid=xid, code=OperationCode.DDL, ssn=0,
             rs_id=self._threads[self.instance_of(xid)].logs.next_rs_id(256),
             timestamp=self._clock(), username=DDL_USERNAME, table=table, text=text, info=info,
+            object_id=self._object_id_of(table),
         )  # fmt: skip
         commit = self._control_event(xid, OperationCode.COMMIT, scn, DDL_USERNAME)
         commit = _replace(commit, start_scn=scn, commit_scn=scn, commit_timestamp=commit.timestamp)
@@ -741,6 +821,13 @@ class _RedoThread:
     enabled: str = "PUBLIC"  # PUBLIC | DISABLED
     checkpoint_change: int = 0
     disable_change: int = 0
+
+
+def recycle_bin_name(object_id: int) -> str:
+    """The ``BIN$<24 base64 characters>$0`` name Oracle gives a dropped table in the recycle
+    bin (derived here from its OBJECT_ID, so that a run repeats)."""
+    digest = hashlib.md5(str(object_id).encode(), usedforsecurity=False).digest()
+    return f"BIN${base64.b64encode(digest).decode()}$0"
 
 
 def _xid(serial: int, slot_shift: int = 0) -> str:

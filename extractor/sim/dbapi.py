@@ -159,6 +159,7 @@ class SimCursor:
             queries.normalise(queries.PRIMARY_KEY_COLUMNS): self._primary_key,
             queries.normalise(queries.LOG_GROUP_TYPES): self._log_groups,
             queries.normalise(queries.TABLE_OBJECT_IDS): self._object_ids,
+            queries.normalise(queries.OBJECT_EXISTS): self._object_exists,
             queries.normalise(queries.ARCHIVED_LOGS): self._archived_logs,
             queries.normalise(queries.ONLINE_LOGS): self._online_logs,
             queries.normalise(queries.CONTAINER_INFO): self._container_info,
@@ -421,6 +422,11 @@ class SimCursor:
             return []
         object_id = self.db.object_id(table.owner, table.name)
         return [(object_id, self.db.data_object_id(table.owner, table.name))]
+
+    def _object_exists(self, binds: Mapping[str, Any]) -> list[Row]:
+        if not self.connection.sees_tables():
+            return [(0,)]
+        return [(1 if self.db.object_exists(int(binds["object_id"])) else 0,)]
 
     def _archived_logs(self, binds: Mapping[str, Any]) -> list[Row]:
         """Per (THREAD#, SEQUENCE#) the available copy (STATUS 'A') on the lowest DEST_ID of

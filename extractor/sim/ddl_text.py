@@ -39,6 +39,17 @@ def truncate_table_sql(table: TableDef) -> str:
     return f'truncate table "{table.owner}"."{table.name}";'
 
 
+def drop_table_sql(table: TableDef, bin_name: str | None) -> str:
+    """DROP TABLE as LogMiner shows it: with the recycle bin on, the name the table got in
+    the bin (``AS "BIN$…"``); with PURGE (or the bin off), ``purge``."""
+    target = f'"{table.owner}"."{table.name}"'
+    return f'drop table {target} AS "{bin_name}";' if bin_name else f"drop table {target} purge;"
+
+
+def rename_table_sql(table: TableDef, new_name: str) -> str:
+    return f'alter table "{table.owner}"."{table.name}" rename to "{new_name}";'
+
+
 RowMovingDdl = Literal["move", "shrink"]
 
 

@@ -56,6 +56,7 @@ class RedoEvent:
     commit_scn: int | None = None
     commit_timestamp: datetime | None = None
     info: str | None = None  # INFO when not the code's usual one (e.g. INTERNAL DDL)
+    object_id: int | None = None  # the OBJECT_ID of the table (incarnation) it changed
 
 
 def render_rows(
@@ -126,6 +127,20 @@ def unnamed_rows(rows: list[LogMinerRow], table: TableDef, object_id: int) -> li
         rows[0], seg_owner="UNKNOWN", table_name=f"OBJ# {object_id}", status=2,
         info=MISMATCH_INFO, data_obj=object_id,
     )  # fmt: skip
+    return [
+        replace(first, csf=1 if i < last else 0, sql_redo=piece) for i, piece in enumerate(pieces)
+    ]
+
+
+def renamed_rows(rows: list[LogMinerRow], table: TableDef, name_now: str) -> list[LogMinerRow]:
+    """The rows of one DML event of a table renamed since (or dropped into the recycle bin,
+    ``BIN$…``), as a LogMiner session with the online catalog shows them: under the table's
+    name now (in TABLE_NAME and SQL_REDO), its column names kept."""
+    sql = "".join(r.sql_redo or "" for r in rows)
+    sql = sql.replace(f'"{table.owner}"."{table.name}"', f'"{table.owner}"."{name_now}"')
+    pieces = split_sql_redo(sql)
+    last = len(pieces) - 1
+    first = replace(rows[0], table_name=name_now)
     return [
         replace(first, csf=1 if i < last else 0, sql_redo=piece) for i, piece in enumerate(pieces)
     ]

@@ -41,7 +41,7 @@ LOG = logging.getLogger(__name__)
 
 DATABASE_FILE = "database.pickle"
 LOCK_FILE = "lock"
-_FORMAT = 1
+_FORMAT = 2  # 2: SimDatabase keeps dropped tables
 
 
 @dataclass

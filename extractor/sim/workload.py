@@ -4,8 +4,9 @@
 seed=42))`` creates the tables and drives inserts, multi-row updates and deletes, primary
 key updates, savepoint rollbacks inside committed transactions, full rollbacks, long values
 (CSF chains), an optional ADD COLUMN / DROP COLUMN, optional UNSUPPORTED (code 255)
-statements, optional TRUNCATE TABLEs (``truncate_ratio``), and leaves some transactions
-open at the end. The same spec and seed give the same redo, row for row.
+statements, optional TRUNCATE TABLEs (``truncate_ratio``), optional DROP TABLEs each
+followed by a CREATE TABLE of the same name (``recreate_ratio``), and leaves some
+transactions open at the end. The same spec and seed give the same redo, row for row.
 
 A live workload keeps going: ``runner = WorkloadRunner(db, spec); runner.create_tables();
 runner.run(50); runner.run(50); runner.close_all()`` - open transactions carry across calls.
@@ -58,6 +59,9 @@ class WorkloadSpec:
     owner: str = DEFAULT_OWNER
     unsupported_ratio: float = 0.0  # statements LogMiner shows as UNSUPPORTED (code 255)
     truncate_ratio: float = 0.0  # chance, per transaction started, of a TRUNCATE TABLE
+    # chance, per transaction started, of DROP TABLE (half the time PURGE, else to the
+    # recycle bin) and CREATE TABLE of the same name and definition (a new OBJECT_ID)
+    recreate_ratio: float = 0.0
     # chance, per transaction started, of ALTER TABLE … MOVE or SHRINK SPACE (new ROWIDs)
     row_move_ratio: float = 0.0
     # chance, per multi-row update of a table with a primary key, that the statement moves
@@ -138,6 +142,7 @@ class WorkloadRunner:
         self.dml_rows = 0
         self.unsupported = 0
         self.truncates = 0  # TRUNCATE TABLE statements run (truncate_ratio)
+        self.recreates = 0  # DROP TABLE + CREATE TABLE pairs run (recreate_ratio)
         self.row_moves = 0  # ALTER TABLE … MOVE / SHRINK SPACE run (row_move_ratio)
         self.key_shifts = 0  # statements moving keys between rows (key_shift_ratio)
         self.set_lookalikes = 0  # values that read as a SET predicate (set_lookalike_ratio)
@@ -244,6 +249,8 @@ class WorkloadRunner:
             self._try_pending_drop()
         if spec.truncate_ratio and self.rng.random() < spec.truncate_ratio:
             self._try_truncate(self.rng.choice(self._names))
+        if spec.recreate_ratio and self.rng.random() < spec.recreate_ratio:
+            self._try_recreate(self.rng.choice(self._names))
         if spec.row_move_ratio and self.rng.random() < spec.row_move_ratio:
             self._try_row_move(self.rng.choice(self._names))
         if spec.replication_marker_ratio and self.rng.random() < spec.replication_marker_ratio:
@@ -259,6 +266,17 @@ class WorkloadRunner:
         self.db.truncate_table(self.spec.owner, table_name)
         self.live[table_name] = _Live()
         self.truncates += 1
+
+    def _try_recreate(self, table_name: str) -> None:
+        """DROP TABLE (PURGE half the time) and CREATE TABLE of the same definition when no
+        open transaction has touched the table (else ORA-00054; the workload goes on)."""
+        if self._touched_by_open(table_name):
+            return
+        definition = self.db.table(self.spec.owner, table_name)
+        self.db.drop_table(self.spec.owner, table_name, purge=self.rng.random() < 0.5)
+        self.db.create_table(definition)
+        self.live[table_name] = _Live()
+        self.recreates += 1
 
     def _try_row_move(self, table_name: str) -> None:
         """ALTER TABLE … MOVE or SHRINK SPACE when no open transaction has touched the table

@@ -11,6 +11,7 @@ import pytest
 from extractor.logminer_row import OperationCode
 from extractor.redo_position import RedoPosition
 from extractor.sim.database import SimDatabase
+from tests.pipeline.reference_replica import consolidate
 from tests.pipeline.test_extract_to_staging import (
     ITEMS,
     NOTES,
@@ -74,3 +75,25 @@ def test_a_truncate_before_the_snapshot_lands_no_marker(spark: Any, tmp_path: Pa
     assert_staging_matches_truth(spark, config, db, result.mined_to_scn)
     # The snapshot's own reset marker has no transaction; a TRUNCATE's has the DDL's.
     assert not [r for r in staged_rows(spark, config, NOTES) if r["_op"] == "t" and r["_xid"]]
+
+
+def test_a_drop_table_lands_a_reset_marker_on_the_staging_tables_columns(
+    spark: Any, tmp_path: Path
+) -> None:
+    """DROP TABLE resets like TRUNCATE. Mined by a process that never described the table
+    (it is gone from the source), the marker is written with the staging table's columns,
+    every value NULL (tests/pipeline/test_drop_table.py has the cases in memory)."""
+    config = make_config(tmp_path, "t_extract_drop_table")
+    db, open_before = seed_database()
+    open_before.rollback()
+    run_cycle(spark, config, db, lambda e: e.snapshot())
+    dropped_at = db.drop_table("APP", "ITEMS")
+
+    run_cycle(spark, config, db, lambda e: e.stream_once())
+
+    markers = [r for r in staged_rows(spark, config, ITEMS) if r["_op"] == "t" and r["_xid"]]
+    assert [(m["_scn"], m["_present"], m["id"], m["name"]) for m in markers] == [
+        (dropped_at, [], None, None)
+    ]
+    assert consolidate(ITEMS, staged_rows(spark, config, ITEMS)) == {}
+    assert_staging_matches_truth(spark, config, db, db.current_scn(), (NOTES,))

@@ -80,6 +80,13 @@ def table_object_ids(cursor: Any, owner: str, name: str) -> tuple[int, int | Non
     return int(row[0]), None if row[1] is None else int(row[1])
 
 
+def object_exists(cursor: Any, object_id: int) -> bool:
+    """True when ALL_OBJECTS has an object of that OBJECT_ID (a purged table has none)."""
+    cursor.execute(queries.OBJECT_EXISTS, {"object_id": object_id})
+    row = cursor.fetchone()
+    return row is not None and int(row[0]) > 0
+
+
 def _column(row: Sequence[Any]) -> ColumnDef:
     name, column_id, data_type, length, precision, scale, nullable = row
     return ColumnDef(

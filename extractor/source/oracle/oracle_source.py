@@ -21,8 +21,8 @@ from typing import Any
 import pyarrow as pa
 
 from extractor.dictionary import SupplementalLogging, TableDef
-from extractor.errors import SourceError
-from extractor.logminer_row import LogMinerRow
+from extractor.errors import SourceError, TableNotFoundError
+from extractor.logminer_row import LogMinerRow, OperationCode
 from extractor.nls import NlsSettings
 from extractor.source.base import RedoLogInUse, SnapshotPoint
 from extractor.source.oracle import dictionary, queries, redo_logs
@@ -50,6 +50,7 @@ from extractor.source.oracle.snapshot import (
 )
 
 log = logging.getLogger(__name__)
+_DDL = int(OperationCode.DDL)
 
 
 class OracleSource:
@@ -81,6 +82,10 @@ class OracleSource:
         self._database_logging: SupplementalLogging | None = None
         self._window_logs: tuple[RedoLogInUse, ...] = ()
         self._objects: dict[int, tuple[str, str]] = {}  # OBJECT_ID -> (owner, table) mined
+        # Mined tables with a DDL row since their OBJECT_ID was read (a DROP and CREATE gives
+        # the name a new one): read again before the next window.
+        self._objects_to_reread: set[tuple[str, str]] = set()
+        self._dropped_objects: set[int] = set()  # OBJECT_IDs gone from the catalog
         _check_nls(self._nls)
         self._run("ALTER SESSION", lambda cur: cur.execute(self._nls.alter_session_sql()))
         if self._catalog_connection is not connection:
@@ -214,6 +219,8 @@ class OracleSource:
                 with self._session(position.scn, end_scn, tables) as rows:
                     for row in rows:
                         if position.is_new(row):
+                            if row.operation_code == _DDL and row.table_name is not None:
+                                self._objects_to_reread.add((row.seg_owner or "", row.table_name))
                             yield row
                 return
             except SourceError as error:
@@ -280,16 +287,39 @@ class OracleSource:
         mining process sends it to the extracting process (``mining_process``)."""
         return dict(self._objects)
 
+    def object_dropped(self, object_id: int) -> bool:
+        """True when no object has OBJECT_ID ``object_id`` any more: a dropped table, purged
+        (one in the recycle bin keeps its id under its ``BIN$…`` name). Ids are not reused,
+        so a dropped one is remembered."""
+        if object_id in self._dropped_objects:
+            return True
+        exists = self._catalog(
+            f"the query of object {object_id}",
+            lambda c: dictionary.object_exists(c, object_id),
+        )
+        if not exists:
+            self._dropped_objects.add(object_id)
+        return not exists
+
     def _object_ids(self, tables: Sequence[TableDef]) -> list[int]:
+        """The OBJECT_IDs of ``tables`` for the mining query: each table's, read once and
+        again after a DDL row of it (a table dropped and created again under its name has a
+        new one), and every earlier one (rows of a dropped table mined after its drop carry
+        its old id)."""
         known = set(self._objects.values())
         for table in tables:
             key = (table.owner, table.name)
-            if key not in known:
+            if key in known and key not in self._objects_to_reread:
+                continue
+            self._objects_to_reread.discard(key)
+            try:
                 object_id, _data_object_id = self._catalog(
                     f"the object id query of {table.qualified_name}",
                     lambda c, t=table: dictionary.table_object_ids(c, t.owner, t.name),
                 )
-                self._objects[object_id] = key
+            except TableNotFoundError:
+                continue  # dropped since it was listed: mined by name and any earlier id
+            self._objects[object_id] = key
         wanted = {(t.owner, t.name) for t in tables}
         return sorted(n for n, key in self._objects.items() if key in wanted)
 

@@ -129,6 +129,10 @@ TABLE_OBJECT_IDS: Final = (
     "WHERE OWNER = :owner AND OBJECT_NAME = :table_name AND OBJECT_TYPE = 'TABLE'"
 )
 
+# Whether an object exists: a dropped table keeps its OBJECT_ID in the recycle bin (under its
+# BIN$ name) and loses it once purged.
+OBJECT_EXISTS: Final = "SELECT COUNT(*) FROM ALL_OBJECTS WHERE OBJECT_ID = :object_id"
+
 # -- redo log catalog (reference §2) -------------------------------------------------------
 
 # One copy per (THREAD#, SEQUENCE#): the available one (STATUS 'A') on the lowest DEST_ID of
@@ -315,6 +319,7 @@ STATEMENTS: Final[dict[str, str]] = {
     "PRIMARY_KEY_COLUMNS": PRIMARY_KEY_COLUMNS,
     "LOG_GROUP_TYPES": LOG_GROUP_TYPES,
     "TABLE_OBJECT_IDS": TABLE_OBJECT_IDS,
+    "OBJECT_EXISTS": OBJECT_EXISTS,
     "ARCHIVED_LOGS": ARCHIVED_LOGS,
     "ONLINE_LOGS": ONLINE_LOGS,
     "LOGMNR_CONTENTS": LOGMNR_CONTENTS.format(

@@ -1,0 +1,245 @@
+"""DROP TABLE of a replicated table, and a new table under its name.
+
+Oracle frees the name at once: a new table under it has a new OBJECT_ID. LogMiner's online
+catalog names rows of the dropped table, mined after the drop, by the name the recycle bin
+gave it (``BIN$…``), or ``UNKNOWN`` / ``OBJ# n`` once purged. The replica must end as the
+source: the dropped table's rows retired at the drop, the new table's rows after it."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from extractor.config import OracdcConfig
+from extractor.pipeline.extractor import open_extractor
+from extractor.pipeline.sync import extract_and_land
+from extractor.sim.database import SimDatabase
+from extractor.source.factory import open_source
+from tests.e2e.memory_staging import MemoryStagingWriter
+from tests.pipeline.reference_replica import consolidate, differences, truth_by_key
+from tests.pipeline.test_extract_to_staging import ITEMS, NOTES, make_config
+
+
+def _cycle(config: OracdcConfig, db: SimDatabase, staging: MemoryStagingWriter) -> None:
+    source = open_source({"kind": "sim", "database": db})
+    with open_extractor(config, source, None, writer=staging) as extractor:
+        extract_and_land(extractor, {})
+
+
+def _insert(db: SimDatabase, *keys: int) -> None:
+    txn = db.begin()
+    for key in keys:
+        txn.insert("APP", "ITEMS", {"ID": key, "NAME": f"item {key}", "QTY": key})
+    txn.commit()
+
+
+def _replica_differences(db: SimDatabase, staging: MemoryStagingWriter) -> list[str]:
+    table = db.table("APP", "ITEMS")
+    replica = consolidate(table, staging.staged_rows(table))
+    expected = truth_by_key(table, db.truth("APP", "ITEMS", db.current_scn()))
+    return differences(expected, replica, limit=50)
+
+
+def _started(tmp_path: Path) -> tuple[OracdcConfig, SimDatabase, MemoryStagingWriter]:
+    """ITEMS snapshotted with keys 1-3, then key 4 streamed."""
+    db = SimDatabase()
+    db.create_table(ITEMS)
+    _insert(db, 1, 2, 3)
+    config = make_config(tmp_path, "drop_table")
+    staging = MemoryStagingWriter(config.staging_schema)
+    _cycle(config, db, staging)
+    _insert(db, 4)
+    _cycle(config, db, staging)
+    assert _replica_differences(db, staging) == []
+    return config, db, staging
+
+
+def test_a_table_dropped_and_created_again_replicates_the_new_table(tmp_path: Path) -> None:
+    config, db, staging = _started(tmp_path)
+    _insert(db, 5)  # mined after the drop: LogMiner names it BIN$…
+    db.drop_table("APP", "ITEMS")
+    db.create_table(ITEMS)
+    _insert(db, 10, 11)
+
+    _cycle(config, db, staging)
+
+    assert _replica_differences(db, staging) == []
+    assert sorted(r["ID"] for r in db.truth("APP", "ITEMS", db.current_scn())) == [10, 11]
+
+
+def _staged(staging: MemoryStagingWriter) -> list[tuple[str, int | None]]:
+    return [
+        (r["_op"], None if r["id"] is None else int(r["id"])) for r in staging.staged_rows(ITEMS)
+    ]
+
+
+def test_rows_mined_after_the_drop_land_under_the_table_in_a_running_extractor(
+    tmp_path: Path,
+) -> None:
+    """The process that mined the table before its drop knows its old OBJECT_ID: the rows
+    LogMiner names ``BIN$…`` reach the builder and land as the table's (history kept)."""
+    db = SimDatabase()
+    db.create_table(ITEMS)
+    old_id = db.object_id("APP", "ITEMS")
+    _insert(db, 1, 2, 3)
+    config = make_config(tmp_path, "drop_table_running")
+    staging = MemoryStagingWriter(config.staging_schema)
+    source = open_source({"kind": "sim", "database": db})
+    with open_extractor(config, source, None, writer=staging) as extractor:
+        extract_and_land(extractor, {})
+        _insert(db, 4)
+        extract_and_land(extractor, {})
+        before_drop = db.current_scn()
+        _insert(db, 5, 6)
+        db.drop_table("APP", "ITEMS")
+        db.create_table(ITEMS)
+        _insert(db, 10)
+        extract_and_land(extractor, {})
+
+    mined = db.logminer_contents(before_drop + 1, db.current_scn())
+    inserts = [(r.table_name, r.data_obj) for r in mined if r.operation == "INSERT"]
+    assert [name.startswith("BIN$") for name, _ in inserts] == [True, True, False]
+    assert [data_obj for _, data_obj in inserts[:2]] == [old_id, old_id]
+    assert _staged(staging)[-4:] == [("c", 5), ("c", 6), ("t", None), ("c", 10)]
+    assert staging.quarantined_rows() == []
+    assert _replica_differences(db, staging) == []
+
+
+def test_rows_of_a_purged_table_are_retired_by_its_drop_not_quarantined(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """DROP TABLE … PURGE: rows written before the drop and mined after it are ``UNKNOWN`` /
+    ``OBJ# n`` with no column names. The catalog no longer has object n, so they are let go
+    (the drop's reset marker retires them) instead of stopping the pipeline."""
+    db = SimDatabase()
+    db.create_table(ITEMS)
+    old_id = db.object_id("APP", "ITEMS")
+    _insert(db, 1, 2, 3)
+    config = make_config(tmp_path, "drop_table_purged")
+    staging = MemoryStagingWriter(config.staging_schema)
+    source = open_source({"kind": "sim", "database": db})
+    with open_extractor(config, source, None, writer=staging) as extractor:
+        extract_and_land(extractor, {})
+        before_drop = db.current_scn()
+        _insert(db, 5, 6)
+        db.drop_table("APP", "ITEMS", purge=True)
+        db.create_table(ITEMS)
+        _insert(db, 10)
+        with caplog.at_level(logging.WARNING):
+            extract_and_land(extractor, {})
+
+    mined = db.logminer_contents(before_drop + 1, db.current_scn())
+    unnamed = [r for r in mined if r.table_name == f"OBJ# {old_id}"]
+    assert [(r.operation, r.seg_owner) for r in unnamed] == [("INSERT", "UNKNOWN")] * 2
+    assert staging.quarantined_rows() == []
+    assert _staged(staging)[-2:] == [("t", None), ("c", 10)]
+    assert _replica_differences(db, staging) == []
+    retired = [r for r in caplog.records if "dropped (and purged)" in r.getMessage()]
+    assert len(retired) == 1 and str(old_id) in retired[0].getMessage()
+
+
+def test_a_dropped_table_that_stays_dropped_ends_with_an_empty_replica(tmp_path: Path) -> None:
+    db = SimDatabase()
+    db.create_table(ITEMS)
+    db.create_table(NOTES)  # still there: the configuration matches a table
+    _insert(db, 1, 2)
+    config = make_config(tmp_path, "drop_table_for_good")
+    staging = MemoryStagingWriter(config.staging_schema)
+    source = open_source({"kind": "sim", "database": db})
+    with open_extractor(config, source, None, writer=staging) as extractor:
+        extract_and_land(extractor, {})
+        _insert(db, 3)
+        db.drop_table("APP", "ITEMS")
+        extract_and_land(extractor, {})  # mines the drop
+        txn = db.begin()
+        txn.insert("APP", "NOTES", {"ID": 1, "TXT": "after the drop"})
+        txn.commit()
+        extract_and_land(extractor, {})  # ITEMS's OBJECT_ID is read again: it has none
+    _cycle(config, db, staging)  # a new process: the table is gone from the source
+
+    assert consolidate(ITEMS, staging.staged_rows(ITEMS)) == {}
+    assert _staged(staging)[-1] == ("t", None)
+    assert staging.quarantined_rows() == []
+
+
+def test_unnamed_rows_of_the_new_table_are_mined_by_its_new_object_id(tmp_path: Path) -> None:
+    """A running extractor reads a table's OBJECT_ID again after a DDL row of it: rows of the
+    table created again under the name that LogMiner cannot name reach the builder (and are
+    quarantined, as every such row is) instead of being filtered out."""
+    db = SimDatabase(unnamed_object_ratio=0.3)
+    db.create_table(ITEMS)
+    _insert(db, 1)
+    config = make_config(tmp_path, "drop_table_new_id", error_policy="warn")
+    staging = MemoryStagingWriter(config.staging_schema)
+    source = open_source({"kind": "sim", "database": db})
+    with open_extractor(config, source, None, writer=staging) as extractor:
+        extract_and_land(extractor, {})
+        db.drop_table("APP", "ITEMS")
+        db.create_table(ITEMS)
+        extract_and_land(extractor, {})  # mines the DROP and the CREATE
+        after_create = db.current_scn()
+        for key in range(100, 120):
+            _insert(db, key)
+        extract_and_land(extractor, {})
+
+    new_id = db.object_id("APP", "ITEMS")
+    mined = db.logminer_contents(after_create + 1, db.current_scn())
+    unnamed = [r for r in mined if r.table_name == f"OBJ# {new_id}"]
+    assert 0 < len(unnamed) < 20
+    quarantined = staging.quarantined_rows()
+    assert sorted(q["scn"] for q in quarantined) == sorted(r.scn for r in unnamed)
+    landed = {key for op, key in _staged(staging) if op == "c"}
+    assert len(landed & set(range(100, 120))) == 20 - len(unnamed)
+
+
+def test_a_drop_mined_by_a_process_that_never_described_the_table_still_empties_it(
+    tmp_path: Path,
+) -> None:
+    """A new process lists only the tables that exist: the dropped one's dictionary is not
+    read, and its reset marker lands on the staging table's own columns."""
+    db = SimDatabase()
+    db.create_table(ITEMS)
+    db.create_table(NOTES)
+    _insert(db, 1, 2)
+    config = make_config(tmp_path, "drop_table_new_process")
+    staging = MemoryStagingWriter(config.staging_schema)
+    _cycle(config, db, staging)
+    _insert(db, 3)  # BIN$… when mined; this process does not know the old OBJECT_ID
+    db.drop_table("APP", "ITEMS")
+    _cycle(config, db, staging)
+
+    assert consolidate(ITEMS, staging.staged_rows(ITEMS)) == {}
+    assert _staged(staging)[-1] == ("t", None)
+    assert staging.quarantined_rows() == []
+
+
+def test_the_source_mines_on_when_a_table_of_its_list_was_dropped() -> None:
+    """A window after one with a DDL row of a listed table reads that table's OBJECT_ID
+    again; a dropped table has none, and mining goes on with its earlier one. (A table
+    dropped between listing and its first window is mined by name alone.)"""
+    db = SimDatabase()
+    db.create_table(ITEMS)
+    db.create_table(NOTES)
+    old_id = db.object_id("APP", "ITEMS")
+    tables = [db.table("APP", "ITEMS"), db.table("APP", "NOTES")]
+    source = open_source({"kind": "sim", "database": db})
+    with source.mine(db.current_scn(), db.current_scn(), tables) as rows:
+        assert [r.operation for r in rows] == ["START", "DDL", "COMMIT"]  # CREATE NOTES
+    start = db.current_scn() + 1
+    _insert(db, 1)
+    db.drop_table("APP", "ITEMS")
+    with source.mine(start, db.current_scn(), tables) as rows:
+        first = [(r.operation, r.table_name) for r in rows if r.table_name is not None]
+    middle = db.current_scn()
+    txn = db.begin()
+    txn.insert("APP", "NOTES", {"ID": 1, "TXT": "after the drop"})
+    txn.commit()
+    with source.mine(middle + 1, db.current_scn(), tables) as rows:
+        second = [(r.operation, r.table_name) for r in rows if r.table_name is not None]
+
+    assert first[0][0] == "INSERT" and first[0][1].startswith("BIN$")
+    assert first[1:] == [("DDL", "ITEMS")]
+    assert second == [("INSERT", "NOTES")]
+    assert source.table_for_object(old_id) == ("APP", "ITEMS")
