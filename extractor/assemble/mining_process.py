@@ -88,6 +88,7 @@ class _Mine:
     target_scn: int
     reset: bool
     emit_after: CommitPosition | None
+    known_objects: tuple[tuple[int, str, str], ...] = ()  # OBJECT_ID, owner, table
 
 
 # -- messages (mining process -> extracting process, msgpack) ------------------------------
@@ -185,7 +186,7 @@ class MiningProcess:
             logging.getLogger().getEffectiveLevel(),
         )
         self._process: ChildProcess | None = None
-        self._reset: tuple[CommitPosition | None] | None = None
+        self._reset: tuple[CommitPosition | None, tuple[tuple[int, str, str], ...]] | None = None
         self._objects: dict[int, tuple[str, str]] = {}  # what the mining source named
         self._busy = False  # a _Mine command is being answered
         self._mined = False  # the running process has been asked to mine
@@ -201,12 +202,22 @@ class MiningProcess:
         if self._process is None:
             self._spawn()
 
-    def reset(self, emit_after: CommitPosition | None) -> None:
+    def reset(
+        self,
+        emit_after: CommitPosition | None,
+        known_objects: Mapping[int, tuple[str, str]] | None = None,
+    ) -> None:
         """Forget the open transactions (a running mining process is stopped unless it has
-        not mined yet); the next ``mine`` starts from the checkpoint."""
+        not mined yet); the next ``mine`` starts from the checkpoint, its source knowing
+        ``known_objects`` (``WindowMiner.reset``)."""
         if self._mined:
             self.close()
-        self._reset = (emit_after,)
+        known = tuple((n, owner, name) for n, (owner, name) in (known_objects or {}).items())
+        self._reset = (emit_after, known)
+
+    def mined_objects(self) -> Mapping[int, tuple[str, str]]:
+        """What the mining process's source mines by, as it last sent it."""
+        return dict(self._objects)
 
     def mine(
         self, tables: Sequence[TableDef], start_scn: int, target_scn: int
@@ -215,8 +226,9 @@ class MiningProcess:
             raise RuntimeError("MiningProcess.mine before reset")
         reset = self._reset
         command = _Mine(
-            tuple(tables), start_scn, target_scn, reset is not None, reset[0] if reset else None
-        )
+            tuple(tables), start_scn, target_scn, reset is not None, reset[0] if reset else None,
+            reset[1] if reset else (),
+        )  # fmt: skip
         self._send(command)
         self._reset = None
         self._busy = self._mined = True
@@ -347,7 +359,7 @@ class MiningProcess:
                 elif isinstance(message, _Failed):
                     raise _exception(message)
                 elif isinstance(message, _Objects):
-                    self._objects.update((n, (owner, name)) for n, owner, name in message.objects)
+                    self._objects = {n: (owner, name) for n, owner, name in message.objects}
                 else:
                     yield message
 
@@ -598,7 +610,8 @@ def _serve_started(
         while isinstance(command := _read_command(commands), _Mine):
             try:
                 if command.reset:
-                    miner.reset(command.emit_after)
+                    known = {n: (owner, name) for n, owner, name in command.known_objects}
+                    miner.reset(command.emit_after, known)
                 for event in miner.mine(command.tables, command.start_scn, command.target_scn):
                     named.send_new(sender)
                     if isinstance(event, MinedWindow):

@@ -16,7 +16,7 @@ window's end are discarded before the window is reported (docs/transactions.md).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -63,14 +63,27 @@ class WindowMiner:
         self._buffer: TransactionBuffer | None = None
         self.window_scns = mining.window_scns
 
-    def reset(self, emit_after: CommitPosition | None) -> None:
+    def reset(
+        self,
+        emit_after: CommitPosition | None,
+        known_objects: Mapping[int, tuple[str, str]] | None = None,
+    ) -> None:
         """Forget the open transactions; later commits at or before ``emit_after`` are
-        skipped (they landed before the checkpoint)."""
+        skipped (they landed before the checkpoint). ``known_objects``: OBJECT_IDs the
+        checkpoint keeps for its tables (``OracleSource.remember_objects``)."""
+        remember = getattr(self._source, "remember_objects", None)
+        if known_objects and remember is not None:
+            remember(known_objects)
         self.close()
         self._spill_dir.mkdir(parents=True, exist_ok=True)
         self._buffer = TransactionBuffer(
             self._memory_budget_bytes, self._spill_dir, emit_after=emit_after
         )
+
+    def mined_objects(self) -> Mapping[int, tuple[str, str]]:
+        """OBJECT_ID -> (owner, table) the source mines by (none for sources that do not)."""
+        mined = getattr(self._source, "mined_objects", None)
+        return {} if mined is None else dict(mined())
 
     def mine(
         self, tables: Sequence[TableDef], start_scn: int, target_scn: int
@@ -139,7 +152,13 @@ class TransactionFeed(Protocol):
     """What the pipeline mines through: a :class:`WindowMiner` in this process, or the
     mining process's proxy (``extractor.assemble.mining_process.MiningProcess``)."""
 
-    def reset(self, emit_after: CommitPosition | None) -> None: ...
+    def reset(
+        self,
+        emit_after: CommitPosition | None,
+        known_objects: Mapping[int, tuple[str, str]] | None = None,
+    ) -> None: ...
+
+    def mined_objects(self) -> Mapping[int, tuple[str, str]]: ...
 
     def mine(
         self, tables: Sequence[TableDef], start_scn: int, target_scn: int

@@ -23,7 +23,6 @@ DDL's position.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -51,6 +50,7 @@ from extractor.parse import (
     typed_row,
 )
 from extractor.parse.as_of_resolution import RowAsOf, resolve_by_row_as_of
+from extractor.parse.ddl_statements import resets_table, table_rename
 from extractor.parse.value_typing import parse_typed
 from extractor.redo_position import RedoPosition
 
@@ -125,6 +125,9 @@ class TransactionChanges:
     records: dict[tuple[str, str], list[ChangeRecord]] = field(default_factory=dict)
     quarantined: list[QuarantinedChange] = field(default_factory=list)
     ddl_rows: list[LogMinerRow] = field(default_factory=list)
+    # (owner, table, DDL row): a table renamed into a selected name; its rows were never
+    # mined under that name, so it is snapshotted again (a new table: snapshotted anyway)
+    renamed_into: list[tuple[str, str, LogMinerRow]] = field(default_factory=list)
 
     def add(self, record: ChangeRecord) -> None:
         self.records.setdefault((record.owner, record.table), []).append(record)
@@ -191,6 +194,7 @@ class ChangeBuilder:
         self._row_as_of = row_as_of
         self._object_dropped = object_dropped or (lambda _object_id: False)
         self._retired_objects: set[int] = set()  # dropped objects whose rows were let go
+        self._unreadable_dropped: set[str] = set()  # BIN$ names with rows let go
 
     def build(self, info: TransactionInfo, rows: Iterable[LogMinerRow]) -> TransactionChanges:
         changes = TransactionChanges()
@@ -199,6 +203,11 @@ class ChangeBuilder:
         for row in rows:
             owner, table = self._table_of(row)
             what = disposition(row.operation_code)
+            if what.action == "ddl":
+                renamed = table_rename(row.sql_redo, row.seg_owner)
+                if renamed is not None:
+                    self._renamed(info, row, renamed, changes)
+                    continue
             if owner is None or table is None or not self._selected_table(owner, table):
                 if what.action != "ignore":
                     self._unnamed(row, changes)
@@ -216,7 +225,32 @@ class ChangeBuilder:
                 changes.quarantined.append(_quarantine(row, reason))
         for pending in reversed(ambiguous):  # later first: earlier insert positions hold
             self._resolve(info, pending, changes, changes_by_row_id)
+        if changes.quarantined:
+            changes.quarantined = self._without_dropped_tables_rows(changes.quarantined)
         return changes
+
+    def _without_dropped_tables_rows(
+        self, quarantined: list[QuarantinedChange]
+    ) -> list[QuarantinedChange]:
+        """Rows of a table in the recycle bin (``BIN$…``, applied by :meth:`_table_of`) that
+        cannot be read, e.g. an ambiguous statement whose row can no longer be read ``AS
+        OF`` its SCN: let go, said once per table; the DROP TABLE later in the redo retires
+        whatever they changed."""
+        kept = []
+        for change in quarantined:
+            name = change.table_name or ""
+            if not name.startswith(_RECYCLE_BIN_PREFIX):
+                kept.append(change)
+                continue
+            if name not in self._unreadable_dropped:
+                self._unreadable_dropped.add(name)
+                LOG.warning(
+                    "%s.%s: a row of this dropped table cannot be read (%s); not landed: the "
+                    "DROP TABLE later in the redo empties its replica",
+                    change.owner, name, change.reason,
+                    extra={"table": f"{change.owner}.{name}", "scn": change.scn},
+                )  # fmt: skip
+        return kept
 
     def _table_of(self, row: LogMinerRow) -> tuple[str | None, str | None]:
         """(owner, table) the row changed: its names, or for a row LogMiner names by the
@@ -269,6 +303,27 @@ class ChangeBuilder:
         held = changes.records.setdefault(key, [])
         held[pending.position : pending.position] = records
 
+    def _renamed(
+        self,
+        info: TransactionInfo,
+        row: LogMinerRow,
+        renamed: tuple[str, str, str],
+        changes: TransactionChanges,
+    ) -> None:
+        """ALTER TABLE … RENAME TO / RENAME … TO. A selected name the table left has no table
+        any more: a reset marker empties its replica, as a DROP TABLE's does. A table that
+        takes a selected name brings rows never mined under it: snapshotted again."""
+        owner, old, new = renamed
+        passed_on = False
+        if self._selected_table(owner, old):
+            changes.add(reset_marker(info, row, owner, old))
+            passed_on = True
+        if self._selected_table(owner, new):
+            changes.renamed_into.append((owner, new, row))
+            passed_on = True
+        if passed_on:
+            changes.ddl_rows.append(row)
+
     def _unnamed(self, row: LogMinerRow, changes: TransactionChanges) -> None:
         """A row of a replicated table (by DATA_OBJ#) under a name that is not selected:
         UNKNOWN / ``OBJ# n`` (a dictionary mismatch, or a table dropped and purged since),
@@ -281,7 +336,7 @@ class ChangeBuilder:
         if replicated is None:
             return
         owner, table = replicated
-        if self._object_dropped(row.data_obj):
+        if _is_a_name(row) or self._object_dropped(row.data_obj):
             self._let_go(row, owner, table)
             return
         reason = (
@@ -293,18 +348,24 @@ class ChangeBuilder:
         changes.quarantined.append(replace(quarantined, owner=owner, table_name=table))
 
     def _let_go(self, row: LogMinerRow, owner: str, table: str) -> None:
-        """A row of a replicated table that was dropped and purged before it was mined: its
-        SQL_REDO names no column, and the DROP TABLE later in the redo lands a reset marker
-        that retires whatever it changed. Not landed; said once per dropped table."""
+        """A row of a replicated table's object that no longer has the table's name: renamed
+        (LogMiner names it by its new name) or dropped and purged (``OBJ# n``, no column
+        names). Written before the rename or drop, it is retired by the reset marker that
+        DDL lands; written after a rename, it is not this table's. Not landed; said once per
+        object."""
         assert row.data_obj is not None
         if row.data_obj in self._retired_objects:
             return
         self._retired_objects.add(row.data_obj)
+        if _is_a_name(row):
+            became, ddl = f"renamed {row.seg_owner}.{row.table_name}", "RENAME"
+        else:
+            became, ddl = "dropped (and purged)", "DROP TABLE"
         LOG.warning(
-            "%s.%s: rows of the table dropped (and purged) since they were written are not "
-            "landed (OBJECT_ID %d): its DROP TABLE, later in the redo, empties the replica; "
-            "the staging history lacks them",
-            owner, table, row.data_obj,
+            "%s.%s: rows of its table (OBJECT_ID %d, %s since they were written) are not "
+            "landed: the %s lands a reset marker that empties the replica; the staging "
+            "history lacks them",
+            owner, table, row.data_obj, became, ddl,
             extra={"table": f"{owner}.{table}", "object_id": row.data_obj},
         )  # fmt: skip
 
@@ -394,36 +455,9 @@ class ChangeBuilder:
         return [update]
 
 
-_TABLE_RESET = re.compile(r"^\s*(?:truncate|drop)\s+table\s", re.IGNORECASE)
-
-
-def resets_table(sql_redo: str | None) -> bool:
-    """True for a DDL row's SQL_REDO (the statement as issued) after which the table has no
-    row: TRUNCATE TABLE, and DROP TABLE (a table created later under the name starts empty).
-    ``ALTER TABLE … TRUNCATE PARTITION`` is not one: which rows it removed is not in redo."""
-    return sql_redo is not None and _TABLE_RESET.match(sql_redo) is not None
-
-
-# DDL that gives rows new ROWIDs, or changes rows, with no DML in the redo: a table MOVE or
-# SHRINK SPACE, partition maintenance (move, split, merge, coalesce, exchange, drop, truncate
-# of a (sub)partition) and FLASHBACK TABLE. The table is snapshotted again after it.
-_ROW_MOVING_DDL = re.compile(
-    r"""^\s*(?:
-        alter\s+table\s+(?:"[^"]+"|[^\s."]+)(?:\s*\.\s*(?:"[^"]+"|[^\s."]+))?\s+(?:
-            move\b
-            | shrink\s+space\b
-            | (?:move|split|merge|coalesce|exchange|drop|truncate)\s+(?:sub)?partitions?\b
-        )
-        | flashback\s+table\s
-    )""",
-    re.IGNORECASE | re.VERBOSE,
-)
-
-
-def is_row_moving(sql_redo: str | None) -> bool:
-    """True for DDL (the statement as issued) after which the table's ROWIDs or rows are no
-    longer what its redo says: the replica can only be rebuilt by a new snapshot."""
-    return sql_redo is not None and _ROW_MOVING_DDL.match(sql_redo) is not None
+def _is_a_name(row: LogMinerRow) -> bool:
+    """True when LogMiner named the row's object (not ``UNKNOWN`` / ``OBJ# n``)."""
+    return row.seg_owner != "UNKNOWN" and not (row.table_name or "").startswith("OBJ# ")
 
 
 def reset_marker(info: TransactionInfo, row: LogMinerRow, owner: str, table: str) -> ChangeRecord:

@@ -16,6 +16,10 @@ LOG = logging.getLogger(__name__)
 
 # How the fix texts name the capture user when the configuration does not (the simulator).
 _UNNAMED_USER = "<capture user>"
+_MISSING_TABLE_FIX = (
+    "check the name in oracdc.yml; a replicated table that was dropped is left out until it "
+    "exists again (take it out of `tables` if it is gone for good)"
+)
 
 
 def source_checks(config: OracdcConfig, source: Source) -> list[CheckOutcome] | None:
@@ -23,9 +27,10 @@ def source_checks(config: OracdcConfig, source: Source) -> list[CheckOutcome] | 
     recorded rows need no database settings or grants."""
     if not isinstance(source, OracleSource):
         return None
-    tables = TableRegistry(source, config.tables, config.columns).resolve()
+    registry = TableRegistry(source, config.tables, config.columns)
+    tables = registry.resolve()
     user = str(config.source.get("user") or _UNNAMED_USER)
-    return run_checks(
+    outcomes = run_checks(
         source.connection,
         user,
         tables,
@@ -33,6 +38,11 @@ def source_checks(config: OracdcConfig, source: Source) -> list[CheckOutcome] | 
         catalog_connection=source.catalog_connection,
         pdb=config.source.get("pdb"),
     )
+    missing = [
+        CheckOutcome("table list", "warning", str(error), fix=_MISSING_TABLE_FIX)
+        for error in registry.missing.values()
+    ]
+    return outcomes + missing
 
 
 def require_ready(config: OracdcConfig, source: Source) -> None:

@@ -81,6 +81,9 @@ class SnapshotRunner:
     def snapshot(self) -> SnapshotResult:
         """Snapshot every selected table not snapshotted yet (resuming a cut-off one)."""
         tables = self._registry.resolve()
+        for name, missing in self._registry.missing.items():
+            if name not in self._store.current.tables:
+                raise missing  # never replicated: misspelt, or not visible to the user
         if not tables:
             raise OracdcError(
                 "no table of the source matches the configured tables",
@@ -186,6 +189,13 @@ class SnapshotRunner:
         self._lander.land_reset_marker(table, scn)
         return TableSnapshotState("done", snapshot_scn=scn, added_at_scn=scn, no_data=True)
 
+    def _object_ids_of(self, table: TableDef) -> tuple[int, ...]:
+        """The table's OBJECT_ID, kept in the checkpoint: a process started after the table
+        was dropped still mines the rows it had not (sources that mine by object id)."""
+        read = getattr(self._source, "table_object_id", None)
+        object_id = None if read is None else read(table.owner, table.name)
+        return () if object_id is None else (object_id,)
+
     def _snapshot_table(self, table: TableDef) -> int:
         name = table.qualified_name
         state = self._store.current.tables[name]
@@ -210,7 +220,7 @@ class SnapshotRunner:
             self._store.save(self._store.current.with_table(name, state))
             progress.advance(batch.num_rows)
         self._lander.land_reset_marker(table, snapshot_scn)
-        state = replace(state, status="done")
+        state = replace(state, status="done", object_ids=self._object_ids_of(table))
         self._store.save(self._store.current.with_table(name, state))
         self._observer.save()
         progress.finish()

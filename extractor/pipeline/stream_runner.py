@@ -13,7 +13,8 @@ committed transaction and each window's end; this module builds, lands and check
   do not compare).
 - A table's changes from transactions its snapshot covers (committed at or before its
   snapshot SCN) are dropped.
-- Row-moving DDL sends its table back to be snapshotted (it leaves the checkpoint).
+- Row-moving DDL sends its table back to be snapshotted (it leaves the checkpoint), and so
+  does a table renamed into a replicated table's name.
 """
 
 from __future__ import annotations
@@ -28,12 +29,8 @@ from extractor.errors import OracdcError
 from extractor.land.audit_records import QuarantinedChange, SchemaChange
 from extractor.land.staging_writer import StagingWriter
 from extractor.logminer_row import LogMinerRow
-from extractor.parse.change_builder import (
-    ChangeBuilder,
-    TransactionInfo,
-    commit_time,
-    is_row_moving,
-)
+from extractor.parse.change_builder import ChangeBuilder, TransactionInfo, commit_time
+from extractor.parse.ddl_statements import is_row_moving
 from extractor.pipeline.fault_points import FaultHook, FaultPoint
 from extractor.pipeline.lander import ChangesByTable, Lander
 from extractor.pipeline.progress import Progress
@@ -167,7 +164,7 @@ class StreamRunner:
         if checkpoint.last_commit is not None:
             # Every commit at that SCN was processed (module docstring): skip them all.
             emit_after = CommitPosition.after_scn(checkpoint.last_commit.scn)
-        self._feed.reset(emit_after)
+        self._feed.reset(emit_after, checkpoint.known_objects())
         self._feed_ready = True
         self._feed_tables = table_names
         self._next_scn = checkpoint.resume_scn
@@ -181,6 +178,7 @@ class StreamRunner:
         oldest_open = mined.oldest_open_scn
         resume = window_end + 1 if oldest_open is None else min(oldest_open, window_end + 1)
         checkpoint = self._forget_snapshots(self._store.current, window)
+        checkpoint = checkpoint.with_objects(self._feed.mined_objects())
         self._store.save(
             replace(
                 checkpoint,
@@ -227,7 +225,8 @@ class StreamRunner:
         )
         changes = self._builder.build(info, committed.rows)
         ddl = [(row, self._apply_ddl(row, committed.commit_scn)) for row in changes.ddl_rows]
-        return _TransactionChanges(changes.records, changes.quarantined, ddl)
+        renamed_into = [(f"{owner}.{name}", row) for owner, name, row in changes.renamed_into]
+        return _TransactionChanges(changes.records, changes.quarantined, ddl, renamed_into)
 
     def _apply_ddl(self, row: LogMinerRow, commit_scn: int) -> SchemaChange:
         owner, name = row.seg_owner or "", row.table_name or ""
@@ -247,15 +246,16 @@ class StreamRunner:
         )
 
     def _forget_snapshots(self, checkpoint: Checkpoint, window: _WindowLanding) -> Checkpoint:
-        """Tables changed by row-moving DDL in the window are marked pending in the checkpoint:
-        the next ``snapshot()`` takes them again (a new SCN, a reset marker retiring the old ROWIDs)
-        and until then their changes are dropped (the new snapshot covers them)."""
+        """Tables changed by row-moving DDL in the window, or renamed into, are marked pending
+        in the checkpoint: the next ``snapshot()`` takes them again (a new SCN, a reset marker
+        retiring the old ROWIDs) and until then their changes are dropped (the new snapshot
+        covers them)."""
         if not window.resnapshot:
             return checkpoint
         for name, ddl in window.resnapshot.items():
             LOG.warning(
-                "%s: %s at SCN %d changed its ROWIDs or rows without DML in the redo; "
-                "the table is snapshotted again",
+                "%s: %s at SCN %d changed its ROWIDs or rows without DML in the redo, or "
+                "brought the rows of a table renamed into it; the table is snapshotted again",
                 name,
                 " ".join((ddl.sql_redo or "").split())[:120],
                 ddl.scn,
@@ -272,6 +272,7 @@ class _TransactionChanges:
     records: ChangesByTable
     quarantined: list[QuarantinedChange]
     ddl: list[tuple[LogMinerRow, SchemaChange]]  # each DDL row and what applying it did
+    renamed_into: list[tuple[str, LogMinerRow]]  # tables renamed into a selected name
 
 
 class _WindowLanding:
@@ -300,6 +301,9 @@ class _WindowLanding:
             self._ddl.append(schema_change)
             name = f"{ddl_row.seg_owner}.{ddl_row.table_name}"
             if is_row_moving(ddl_row.sql_redo) and runner.streams(name, committed.commit_scn):
+                self.resnapshot[name] = ddl_row
+        for name, ddl_row in changes.renamed_into:
+            if runner.streams(name, committed.commit_scn):
                 self.resnapshot[name] = ddl_row
         for (owner, table), records in changes.records.items():
             # every change of a transaction has its commit SCN: the table's snapshot covers

@@ -33,12 +33,33 @@ class TableRegistry:
         self._current: dict[tuple[str, str], TableDef] = {}
         self._staging: dict[tuple[str, str], TableDef] = {}
         self._policies: dict[tuple[str, str], ColumnPolicy] = {}
+        # Tables named without wildcards that the source does not have (at the last resolve)
+        self.missing: dict[str, TableNotFoundError] = {}
 
     def resolve(self) -> list[TableDef]:
-        """The selected tables that exist in the source now (refreshes the list)."""
+        """The selected tables that exist in the source now (refreshes the list). A table
+        named without wildcards that does not exist is left out and kept in ``missing``
+        (said once): dropped or renamed, or misspelt (``SnapshotRunner`` refuses a table
+        that never existed)."""
         explicit = [(o, t) for o, t in self._selection.patterns if not is_pattern(o + t)]
         patterns = [(o, t) for o, t in self._selection.patterns if is_pattern(o + t)]
-        listed = self._source.list_tables(patterns=patterns, names=explicit)
+        missing: dict[str, TableNotFoundError] = {}
+        while True:
+            try:
+                listed = self._source.list_tables(patterns=patterns, names=explicit)
+                break
+            except TableNotFoundError as error:
+                gone = [(o, t) for o, t in explicit if f"{o}.{t}".upper() == error.table]
+                if not gone:
+                    raise
+                explicit = [name for name in explicit if name not in gone]
+                missing[error.table] = error
+        for name in missing.keys() - self.missing.keys():
+            LOG.warning(
+                "%s is named in tables but the source has no such table (dropped, renamed or "
+                "misspelt?): left out while it does not exist", name, extra={"table": name},
+            )  # fmt: skip
+        self.missing = missing
         tables = [
             self._remember(t) for t in listed if self._selection.matches(t.owner, t.name)
         ]  # less exclude

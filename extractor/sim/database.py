@@ -114,6 +114,9 @@ class SimDatabase:
         # Every table's name now, by OBJECT_ID: a dropped one's in the recycle bin (BIN$…),
         # None once purged. LogMiner's online catalog names rows by it when they are mined.
         self._object_names: dict[int, str | None] = {}
+        # Which table held a name from which SCN on (None: no table), for truth() at an SCN
+        # before a drop, a rename or a new table under the name.
+        self._name_holders: dict[tuple[str, str], list[tuple[int, int | None]]] = {}
         self._transactions: dict[int, SimTransaction] = {}
         self._serial = 0
         self._events: list[RedoEvent] = []
@@ -164,6 +167,7 @@ class SimDatabase:
         self._tables[key] = state
         self._tables_by_id[state.object_id] = state
         self._object_names[state.object_id] = table.name
+        self._name_holders.setdefault(key, []).append((scn, state.object_id))
         self._record_ddl(table, create_table_sql(table), scn)
 
     def add_column(self, owner: str, table: str, column: ColumnDef) -> None:
@@ -237,6 +241,7 @@ class SimDatabase:
             state.commit_version(rowid, None, scn)
         del self._tables[(owner, table)]
         self._object_names[state.object_id] = bin_name
+        self._name_holders[(owner, table)].append((scn, None))
         self.table_kinds.pop((owner, table), None)
         return scn
 
@@ -262,6 +267,8 @@ class SimDatabase:
         del self._tables[(owner, table)]
         self._tables[(owner, new_name)] = state
         self._object_names[state.object_id] = new_name
+        self._name_holders[(owner, table)].append((scn, None))
+        self._name_holders.setdefault((owner, new_name), []).append((scn, state.object_id))
         kind = self.table_kinds.pop((owner, table), None)
         if kind is not None:
             self.table_kinds[(owner, new_name)] = kind
@@ -497,8 +504,11 @@ class SimDatabase:
         return self._table_state(owner, table).rowids.extents()
 
     def truth(self, owner: str, table: str, scn: int) -> list[dict[str, object]]:
-        """The committed contents at ``scn`` (no undo limit), in ROWID allocation order."""
-        state = self._table_state(owner, table)
+        """The committed contents at ``scn`` (no undo limit), in ROWID allocation order, of
+        the table that had the name at ``scn`` (none: no row)."""
+        state = self._holder_at(owner, table, scn)
+        if state is None:
+            return []
         definition = state.definition_at(scn)
         if definition is None:
             return []
@@ -667,6 +677,18 @@ class SimDatabase:
         if state is None:
             raise_oracle_error(942, f"table or view does not exist ({owner}.{name})")
         return state
+
+    def _holder_at(self, owner: str, name: str, scn: int) -> VersionedTable | None:
+        """The table named ``owner.name`` at ``scn`` (ORA-00942 for a name never used)."""
+        holders = self._name_holders.get((owner, name))
+        if not holders:
+            return self._table_state(owner, name)
+        held: int | None = None
+        for since, object_id in holders:
+            if since > scn:
+                break
+            held = object_id
+        return None if held is None else self._tables_by_id[held]
 
     def _table_by_id(self, table_id: int) -> VersionedTable:
         return self._tables_by_id[table_id]

@@ -5,8 +5,9 @@ seed=42))`` creates the tables and drives inserts, multi-row updates and deletes
 key updates, savepoint rollbacks inside committed transactions, full rollbacks, long values
 (CSF chains), an optional ADD COLUMN / DROP COLUMN, optional UNSUPPORTED (code 255)
 statements, optional TRUNCATE TABLEs (``truncate_ratio``), optional DROP TABLEs each
-followed by a CREATE TABLE of the same name (``recreate_ratio``), and leaves some
-transactions open at the end. The same spec and seed give the same redo, row for row.
+followed by a CREATE TABLE of the same name (``recreate_ratio``), optional reloads by rename
+(``rebuild_ratio``), and leaves some transactions open at the end. The same spec and seed
+give the same redo, row for row.
 
 A live workload keeps going: ``runner = WorkloadRunner(db, spec); runner.create_tables();
 runner.run(50); runner.run(50); runner.close_all()`` - open transactions carry across calls.
@@ -62,6 +63,9 @@ class WorkloadSpec:
     # chance, per transaction started, of DROP TABLE (half the time PURGE, else to the
     # recycle bin) and CREATE TABLE of the same name and definition (a new OBJECT_ID)
     recreate_ratio: float = 0.0
+    # chance, per transaction started, of a reload by rename: CREATE TABLE <t>_NEW, a
+    # transaction filling it, DROP TABLE <t> (PURGE half the time), RENAME <t>_NEW TO <t>
+    rebuild_ratio: float = 0.0
     # chance, per transaction started, of ALTER TABLE … MOVE or SHRINK SPACE (new ROWIDs)
     row_move_ratio: float = 0.0
     # chance, per multi-row update of a table with a primary key, that the statement moves
@@ -143,6 +147,7 @@ class WorkloadRunner:
         self.unsupported = 0
         self.truncates = 0  # TRUNCATE TABLE statements run (truncate_ratio)
         self.recreates = 0  # DROP TABLE + CREATE TABLE pairs run (recreate_ratio)
+        self.rebuilds = 0  # reloads by rename run (rebuild_ratio)
         self.row_moves = 0  # ALTER TABLE … MOVE / SHRINK SPACE run (row_move_ratio)
         self.key_shifts = 0  # statements moving keys between rows (key_shift_ratio)
         self.set_lookalikes = 0  # values that read as a SET predicate (set_lookalike_ratio)
@@ -251,6 +256,8 @@ class WorkloadRunner:
             self._try_truncate(self.rng.choice(self._names))
         if spec.recreate_ratio and self.rng.random() < spec.recreate_ratio:
             self._try_recreate(self.rng.choice(self._names))
+        if spec.rebuild_ratio and self.rng.random() < spec.rebuild_ratio:
+            self._try_rebuild(self.rng.choice(self._names))
         if spec.row_move_ratio and self.rng.random() < spec.row_move_ratio:
             self._try_row_move(self.rng.choice(self._names))
         if spec.replication_marker_ratio and self.rng.random() < spec.replication_marker_ratio:
@@ -277,6 +284,31 @@ class WorkloadRunner:
         self.db.create_table(definition)
         self.live[table_name] = _Live()
         self.recreates += 1
+
+    def _try_rebuild(self, table_name: str) -> None:
+        """A reload by rename when no open transaction has touched the table (else
+        ORA-00054; the workload goes on): CREATE TABLE <t>_NEW like it, one transaction
+        inserting 1-4 rows (new keys), DROP TABLE <t> (PURGE half the time), ALTER TABLE
+        <t>_NEW RENAME TO <t>."""
+        if self._touched_by_open(table_name):
+            return
+        owner = self.spec.owner
+        table = self.db.table(owner, table_name)
+        copy_name = f"{table_name}_NEW"
+        self.db.create_table(TableDef(
+            owner, copy_name, table.columns, table.primary_key, table.supplemental_logging
+        ))  # fmt: skip
+        txn = self.db.begin()
+        live = _Live()
+        for _ in range(self.rng.randint(1, 4)):
+            live.add(txn.insert(owner, copy_name, self._new_row(table)))
+            self.dml_rows += 1
+        txn.commit()
+        self.committed += 1
+        self.db.drop_table(owner, table_name, purge=self.rng.random() < 0.5)
+        self.db.rename_table(owner, copy_name, table_name)
+        self.live[table_name] = live
+        self.rebuilds += 1
 
     def _try_row_move(self, table_name: str) -> None:
         """ALTER TABLE … MOVE or SHRINK SPACE when no open transaction has touched the table
@@ -376,6 +408,12 @@ class WorkloadRunner:
         self.key_shifts += 1
 
     def _insert(self, current: _Open, table: TableDef) -> None:
+        rowid = current.txn.insert(table.owner, table.name, self._new_row(table))
+        current.inserted.append((table.name, rowid))
+        self.dml_rows += 1
+
+    def _new_row(self, table: TableDef) -> dict[str, object]:
+        """Values of a new row: most non-key columns, and new keys."""
         values = {
             c.name: self.values.value(c)
             for c in table.columns
@@ -383,9 +421,7 @@ class WorkloadRunner:
         }
         for key in table.primary_key:
             values[key] = self._new_key(table, key)
-        rowid = current.txn.insert(table.owner, table.name, values)
-        current.inserted.append((table.name, rowid))
-        self.dml_rows += 1
+        return values
 
     def _changes(self, table: TableDef, *, pk_update: bool) -> dict[str, object]:
         candidates = [c for c in table.columns if c.name not in table.primary_key]

@@ -52,6 +52,8 @@ class TableSnapshotState:
     since ``snapshot_scn``. ``initial_only``: it was snapshotted under that mode and is not
     streamed. ``pending``: the table was replicated and waits for a new snapshot
     (row-moving DDL, ``oracdc snapshot --force``, a redo gap under ``when_needed``).
+    ``object_ids``: the OBJECT_IDs its rows still to be mined may carry, an earlier table's
+    under its name (dropped since) among them: a new process mines them too.
     """
 
     status: SnapshotStatus = "pending"
@@ -61,6 +63,7 @@ class TableSnapshotState:
     added_at_scn: int | None = None
     no_data: bool = False
     initial_only: bool = False  # snapshotted under snapshot_mode initial_only: not streamed
+    object_ids: tuple[int, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -71,6 +74,7 @@ class TableSnapshotState:
             "added_at_scn": self.added_at_scn,
             **({"no_data": True} if self.no_data else {}),
             **({"initial_only": True} if self.initial_only else {}),
+            **({"object_ids": list(self.object_ids)} if self.object_ids else {}),
         }
 
     @classmethod
@@ -87,6 +91,7 @@ class TableSnapshotState:
             added_at_scn=_optional_int(raw.get("added_at_scn")),
             no_data=raw.get("no_data") is True,
             initial_only=raw.get("initial_only") is True,
+            object_ids=tuple(_int(n) for n in raw.get("object_ids") or ()),
         )
 
 
@@ -120,6 +125,27 @@ class Checkpoint:
         if self.mined_to_scn is None or snapshot is None:
             return self.mined_to_scn if snapshot is None else snapshot
         return max(self.mined_to_scn, snapshot)
+
+    def known_objects(self) -> dict[int, tuple[str, str]]:
+        """OBJECT_ID -> (owner, table) of every table's ``object_ids``."""
+        return {
+            object_id: (owner, table)
+            for name, state in self.tables.items()
+            for owner, table in [name.split(".", 1)]
+            for object_id in state.object_ids
+        }
+
+    def with_objects(self, objects: Mapping[int, tuple[str, str]]) -> Checkpoint:
+        """A copy whose tables' ``object_ids`` are those ``objects`` names them by (a table
+        it does not name has none)."""
+        by_table: dict[str, list[int]] = {}
+        for object_id, (owner, table) in objects.items():
+            by_table.setdefault(f"{owner}.{table}", []).append(object_id)
+        tables = {
+            name: replace(state, object_ids=tuple(sorted(by_table.get(name, ()))))
+            for name, state in self.tables.items()
+        }
+        return replace(self, tables=tables)
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -184,8 +184,8 @@ def _workload(case: HarnessCase) -> tuple[SimDatabase, WorkloadRunner, bool]:
     db.undoubled_quote_ratio = 0.3 if undoubled else 0.0
     # Half the seeds: redo trails the current SCN (LGWR not yet written) until a log switch.
     db.redo_write_lag_scns = random.Random(f"redo-lag-{case.seed}").choice((0, 25))
-    # Half the seeds: row-moving DDL (MOVE / SHRINK SPACE: re-snapshots), TRUNCATEs, and
-    # tables dropped and created again under their name.
+    # Half the seeds: row-moving DDL (MOVE / SHRINK SPACE: re-snapshots), TRUNCATEs, tables
+    # dropped and created again under their name, and reloads by rename.
     ddl_ratio = random.Random(f"row-moving-ddl-{case.seed}").choice((0.0, 0.01))
     # RAC seeds, half of them: transactions of two instances commit at one SCN (positions of
     # two redo threads at one SCN). Own random stream.
@@ -205,6 +205,7 @@ def _workload(case: HarnessCase) -> tuple[SimDatabase, WorkloadRunner, bool]:
         row_move_ratio=ddl_ratio,
         truncate_ratio=ddl_ratio / 2,
         recreate_ratio=ddl_ratio / 2,
+        rebuild_ratio=ddl_ratio / 2,
         one_scn_commit_ratio=one_scn,
         # the undoubled seeds: values that make a SET clause name a column twice, so that
         # two readings tie and the row AS OF the commit decides (docs/parser.md)

@@ -7,25 +7,37 @@ source: the dropped table's rows retired at the drop, the new table's rows after
 
 from __future__ import annotations
 
+import json
 import logging
 from pathlib import Path
 
 import pytest
 
 from extractor.config import OracdcConfig
+from extractor.errors import SyncStepError
+from extractor.parse.ddl_statements import resets_table
 from extractor.pipeline.extractor import open_extractor
 from extractor.pipeline.sync import extract_and_land
 from extractor.sim.database import SimDatabase
 from extractor.source.factory import open_source
 from tests.e2e.memory_staging import MemoryStagingWriter
+from tests.pipeline.mining_wire import ThreadMiningProcess, sim_opener
 from tests.pipeline.reference_replica import consolidate, differences, truth_by_key
 from tests.pipeline.test_extract_to_staging import ITEMS, NOTES, make_config
 
 
-def _cycle(config: OracdcConfig, db: SimDatabase, staging: MemoryStagingWriter) -> None:
+def _cycle(
+    config: OracdcConfig, db: SimDatabase, staging: MemoryStagingWriter, *, wire: bool = False
+) -> None:
+    """One cycle in a new process; ``wire``: mined on the mining process's side of its wire."""
     source = open_source({"kind": "sim", "database": db})
-    with open_extractor(config, source, None, writer=staging) as extractor:
-        extract_and_land(extractor, {})
+    feed = ThreadMiningProcess(config, sim_opener(db)) if wire else None
+    try:
+        with open_extractor(config, source, None, writer=staging, feed=feed) as extractor:
+            extract_and_land(extractor, {})
+    finally:
+        if feed is not None:
+            feed.close()
 
 
 def _insert(db: SimDatabase, *keys: int) -> None:
@@ -217,8 +229,8 @@ def test_a_drop_mined_by_a_process_that_never_described_the_table_still_empties_
 
 def test_the_source_mines_on_when_a_table_of_its_list_was_dropped() -> None:
     """A window after one with a DDL row of a listed table reads that table's OBJECT_ID
-    again; a dropped table has none, and mining goes on with its earlier one. (A table
-    dropped between listing and its first window is mined by name alone.)"""
+    again; a dropped table has none, and mining goes on. Its old id is no longer mined:
+    every row of the table preceded its DROP, in a window already mined."""
     db = SimDatabase()
     db.create_table(ITEMS)
     db.create_table(NOTES)
@@ -242,4 +254,84 @@ def test_the_source_mines_on_when_a_table_of_its_list_was_dropped() -> None:
     assert first[0][0] == "INSERT" and first[0][1].startswith("BIN$")
     assert first[1:] == [("DDL", "ITEMS")]
     assert second == [("INSERT", "NOTES")]
-    assert source.table_for_object(old_id) == ("APP", "ITEMS")
+    assert source.table_for_object(old_id) is None
+
+
+@pytest.mark.parametrize(
+    ("statement", "resets"),
+    [
+        ('drop table "APP"."ITEMS" AS "BIN$um6xJvbgoc3rPVqv8YGurg==$0";', True),
+        ("DROP TABLE app.items PURGE", True),
+        ("  drop  table items cascade constraints", True),
+        ('truncate table "APP"."ITEMS";', True),
+        ('/* nightly reload */ DROP TABLE "APP"."ITEMS" PURGE', True),
+        ('-- job 42\n  drop table"APP"."ITEMS"', True),
+        ("drop tables", False),
+        ("drop tablespace users including contents", False),
+        ("drop index app.items_pk", False),
+        ("alter table app.items drop partition p1", False),
+        ("alter table app.items drop column qty", False),
+        (None, False),
+    ],
+)
+def test_drop_table_and_truncate_reset_a_table(statement: str | None, resets: bool) -> None:
+    assert resets_table(statement) is resets
+
+
+@pytest.mark.parametrize("wire", [False, True], ids=["inline", "mining_process"])
+def test_a_new_process_mines_the_dropped_tables_rows_by_the_ids_the_checkpoint_keeps(
+    tmp_path: Path, wire: bool
+) -> None:
+    """Every cycle a new process (as under cron): the checkpoint keeps ITEMS's OBJECT_ID from
+    its snapshot, so the process that lists the new ITEMS still mines the old one's last
+    rows (``BIN$…``): the staging history has them. Once the DROP is mined, the old id is
+    no longer kept."""
+    config, db, staging = _started(tmp_path)
+    _insert(db, 5)
+    db.drop_table("APP", "ITEMS")
+    db.create_table(ITEMS)
+    _insert(db, 10)
+
+    _cycle(config, db, staging, wire=wire)
+
+    assert _staged(staging)[-3:] == [("c", 5), ("t", None), ("c", 10)]
+    kept = json.loads((config.data_dir / "checkpoint.json").read_text())
+    assert kept["tables"]["APP.ITEMS"]["object_ids"] == [db.object_id("APP", "ITEMS")]
+
+
+def test_a_table_named_in_tables_may_be_dropped_and_created_again(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A table named without wildcards that was replicated is left out while it does not
+    exist (said once), instead of stopping every cycle; created again, it replicates."""
+    db = SimDatabase()
+    db.create_table(ITEMS)
+    db.create_table(NOTES)
+    _insert(db, 1)
+    config = make_config(tmp_path, "drop_named_table", tables=["APP.ITEMS", "APP.NOTES"])
+    staging = MemoryStagingWriter(config.staging_schema)
+    _cycle(config, db, staging)
+    _insert(db, 2)
+    db.drop_table("APP", "ITEMS")
+    with caplog.at_level(logging.WARNING):
+        _cycle(config, db, staging)
+        _cycle(config, db, staging)
+    assert consolidate(ITEMS, staging.staged_rows(ITEMS)) == {}
+    assert any("APP.ITEMS is named in tables" in r.getMessage() for r in caplog.records)
+
+    db.create_table(ITEMS)
+    _insert(db, 10)
+    _cycle(config, db, staging)
+    assert _replica_differences(db, staging) == []
+    assert [key for op, key in _staged(staging) if op == "c"][-1] == 10
+
+
+def test_a_named_table_that_never_existed_still_stops_the_first_snapshot(
+    tmp_path: Path,
+) -> None:
+    db = SimDatabase()
+    db.create_table(ITEMS)
+    config = make_config(tmp_path, "misspelt_table", tables=["APP.ITEMS", "APP.ITESM"])
+    staging = MemoryStagingWriter(config.staging_schema)
+    with pytest.raises(SyncStepError, match=r"APP\.ITESM does not exist or is not visible"):
+        _cycle(config, db, staging)

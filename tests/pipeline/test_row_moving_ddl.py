@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from extractor.parse.change_builder import is_row_moving
+from extractor.parse.ddl_statements import is_row_moving
 from tests.pipeline.test_extract_to_staging import (
     ITEMS,
     LOGS,

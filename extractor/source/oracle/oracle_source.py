@@ -24,6 +24,7 @@ from extractor.dictionary import SupplementalLogging, TableDef
 from extractor.errors import SourceError, TableNotFoundError
 from extractor.logminer_row import LogMinerRow, OperationCode
 from extractor.nls import NlsSettings
+from extractor.parse.ddl_statements import drops_table, table_rename
 from extractor.source.base import RedoLogInUse, SnapshotPoint
 from extractor.source.oracle import dictionary, queries, redo_logs
 from extractor.source.oracle.container import (
@@ -82,8 +83,9 @@ class OracleSource:
         self._database_logging: SupplementalLogging | None = None
         self._window_logs: tuple[RedoLogInUse, ...] = ()
         self._objects: dict[int, tuple[str, str]] = {}  # OBJECT_ID -> (owner, table) mined
-        # Mined tables with a DDL row since their OBJECT_ID was read (a DROP and CREATE gives
-        # the name a new one): read again before the next window.
+        self._objects_read: set[tuple[str, str]] = set()  # tables whose OBJECT_ID was read
+        # Tables with a DDL row since their OBJECT_ID was read (a DROP and CREATE gives the
+        # name a new one): read again before the next window.
         self._objects_to_reread: set[tuple[str, str]] = set()
         self._dropped_objects: set[int] = set()  # OBJECT_IDs gone from the catalog
         _check_nls(self._nls)
@@ -219,9 +221,11 @@ class OracleSource:
                 with self._session(position.scn, end_scn, tables) as rows:
                     for row in rows:
                         if position.is_new(row):
-                            if row.operation_code == _DDL and row.table_name is not None:
-                                self._objects_to_reread.add((row.seg_owner or "", row.table_name))
+                            if row.operation_code == _DDL:
+                                self._after_ddl(row)
                             yield row
+                if self._objects_to_reread:  # now, so that the window's checkpoint has them
+                    self._object_ids(tables)
                 return
             except SourceError as error:
                 code = retryable_code(error)
@@ -287,6 +291,51 @@ class OracleSource:
         mining process sends it to the extracting process (``mining_process``)."""
         return dict(self._objects)
 
+    def table_object_id(self, owner: str, name: str) -> int | None:
+        """The table's OBJECT_ID now (None when it does not exist)."""
+        try:
+            object_id, _data_object_id = self._catalog(
+                f"the object id query of {owner}.{name}",
+                lambda c: dictionary.table_object_ids(c, owner, name),
+            )
+        except TableNotFoundError:
+            return None
+        return int(object_id)
+
+    def remember_objects(self, objects: Mapping[int, tuple[str, str]]) -> None:
+        """OBJECT_IDs a table had (kept in the checkpoint): rows of a table dropped or
+        renamed since, still to be mined, carry them. A table's current id is read anyway."""
+        for object_id, table in objects.items():
+            self._objects.setdefault(object_id, table)
+
+    def _after_ddl(self, row: LogMinerRow) -> None:
+        """A DDL row passed: its table's OBJECT_ID is read again before the next window.
+        A DROP TABLE forgets the table's ids: every row of the dropped table came before it
+        (an open transaction holding one of its rows blocks the drop). A rename moves the
+        ids of the old name to the new one: the renamed table's later rows (and earlier
+        ones, which LogMiner names by the new name) are not the old name's."""
+        renamed = table_rename(row.sql_redo, row.seg_owner)
+        if renamed is None:
+            if row.table_name is None:
+                return
+            table = (row.seg_owner or "", row.table_name)
+            self._reread_if_mined(table)
+            if drops_table(row.sql_redo):
+                for dropped in [n for n, named in self._objects.items() if named == table]:
+                    del self._objects[dropped]
+            return
+        owner, old, new = renamed
+        for object_id, table in self._objects.items():
+            if table == (owner, old):
+                self._objects[object_id] = (owner, new)
+        self._reread_if_mined((owner, old))
+        self._reread_if_mined((owner, new))
+
+    def _reread_if_mined(self, table: tuple[str, str]) -> None:
+        """Read the OBJECT_ID of ``table`` again if it is read at all (a mined table)."""
+        if table in self._objects_read:
+            self._objects_to_reread.add(table)
+
     def object_dropped(self, object_id: int) -> bool:
         """True when no object has OBJECT_ID ``object_id`` any more: a dropped table, purged
         (one in the recycle bin keeps its id under its ``BIN$…`` name). Ids are not reused,
@@ -302,26 +351,26 @@ class OracleSource:
         return not exists
 
     def _object_ids(self, tables: Sequence[TableDef]) -> list[int]:
-        """The OBJECT_IDs of ``tables`` for the mining query: each table's, read once and
-        again after a DDL row of it (a table dropped and created again under its name has a
-        new one), and every earlier one (rows of a dropped table mined after its drop carry
-        its old id)."""
-        known = set(self._objects.values())
+        """The OBJECT_IDs of ``tables`` for the mining query: each table's current one, read
+        once and again after a DDL row of it (a table dropped and created again under its
+        name has a new one), and earlier ones (remembered, or read before) until its DROP
+        TABLE passes (:meth:`_after_ddl`): rows of a dropped table mined after its drop
+        carry its old id."""
+        listed = {(t.owner, t.name) for t in tables}
+        for gone in self._objects_to_reread - listed:  # read afresh if it is listed again
+            self._objects_to_reread.discard(gone)
+            self._objects_read.discard(gone)
         for table in tables:
             key = (table.owner, table.name)
-            if key in known and key not in self._objects_to_reread:
+            if key in self._objects_read and key not in self._objects_to_reread:
                 continue
             self._objects_to_reread.discard(key)
-            try:
-                object_id, _data_object_id = self._catalog(
-                    f"the object id query of {table.qualified_name}",
-                    lambda c, t=table: dictionary.table_object_ids(c, t.owner, t.name),
-                )
-            except TableNotFoundError:
-                continue  # dropped since it was listed: mined by name and any earlier id
-            self._objects[object_id] = key
-        wanted = {(t.owner, t.name) for t in tables}
-        return sorted(n for n, key in self._objects.items() if key in wanted)
+            self._objects_read.add(key)
+            # None: dropped since it was listed: mined by name (and old ids)
+            object_id = self.table_object_id(table.owner, table.name)
+            if object_id is not None:
+                self._objects[object_id] = key
+        return sorted(n for n, key in self._objects.items() if key in listed)
 
     def last_window_logs(self) -> Sequence[RedoLogInUse]:
         return self._window_logs

@@ -1,0 +1,86 @@
+"""What a DDL row's SQL_REDO (the statement as issued) does to a replicated table: empty it
+(TRUNCATE TABLE, DROP TABLE), move its rows without DML (MOVE, SHRINK SPACE, partition
+maintenance, FLASHBACK TABLE) or rename it. Leading comments and blanks are skipped; plain
+identifiers are upper-cased and quoted ones kept, as Oracle reads them."""
+
+from __future__ import annotations
+
+import re
+
+# Blanks and comments before the statement's first keyword.
+_LEADING = re.compile(r"(?:\s+|/\*.*?\*/|--[^\n]*(?:\n|$))*", re.DOTALL)
+
+_TABLE_RESET = re.compile(r"(?:truncate|drop)\s+table(?=[\s\"])", re.IGNORECASE)
+_DROP_TABLE = re.compile(r"drop\s+table(?=[\s\"])", re.IGNORECASE)
+
+# DDL that gives rows new ROWIDs, or changes rows, with no DML in the redo: a table MOVE or
+# SHRINK SPACE, partition maintenance (move, split, merge, coalesce, exchange, drop, truncate
+# of a (sub)partition) and FLASHBACK TABLE. The table is snapshotted again after it.
+_ROW_MOVING_DDL = re.compile(
+    r"""(?:
+        alter\s+table\s+(?:"[^"]+"|[^\s."]+)(?:\s*\.\s*(?:"[^"]+"|[^\s."]+))?\s+(?:
+            move\b
+            | shrink\s+space\b
+            | (?:move|split|merge|coalesce|exchange|drop|truncate)\s+(?:sub)?partitions?\b
+        )
+        | flashback\s+table\s
+    )""",
+    re.IGNORECASE | re.VERBOSE,
+)
+
+# An identifier as Oracle reads it: quoted (kept as written) or plain (upper-cased).
+_IDENTIFIER = r'(?:"[^"]+"|[A-Za-z][A-Za-z0-9_$#]*)'
+_ALTER_TABLE_RENAME = re.compile(
+    rf"alter\s+table\s+(?:({_IDENTIFIER})\s*\.\s*)?({_IDENTIFIER})\s+rename\s+to\s+"
+    rf"(?:{_IDENTIFIER}\s*\.\s*)?({_IDENTIFIER})\s*;?\s*$",
+    re.IGNORECASE,
+)
+_RENAME = re.compile(rf"rename\s+({_IDENTIFIER})\s+to\s+({_IDENTIFIER})\s*;?\s*$", re.IGNORECASE)
+
+
+def resets_table(sql_redo: str | None) -> bool:
+    """True for a statement after which the table has no row: TRUNCATE TABLE, and DROP TABLE
+    (a table created later under the name starts empty). ``ALTER TABLE … TRUNCATE
+    PARTITION`` is not one: which rows it removed is not in redo."""
+    return sql_redo is not None and _TABLE_RESET.match(_statement(sql_redo)) is not None
+
+
+def drops_table(sql_redo: str | None) -> bool:
+    """True for DROP TABLE: the table's OBJECT_ID is gone with it (TRUNCATE keeps it)."""
+    return sql_redo is not None and _DROP_TABLE.match(_statement(sql_redo)) is not None
+
+
+def is_row_moving(sql_redo: str | None) -> bool:
+    """True for a statement after which the table's ROWIDs or rows are no longer what its
+    redo says: the replica can only be rebuilt by a new snapshot."""
+    return sql_redo is not None and _ROW_MOVING_DDL.match(_statement(sql_redo)) is not None
+
+
+def table_rename(sql_redo: str | None, owner: str | None) -> tuple[str, str, str] | None:
+    """(owner, old name, new name) of ``ALTER TABLE [o.]t RENAME TO n`` or ``RENAME t TO n``
+    (``owner``, the row's SEG_OWNER, when the statement names none); None for any other
+    statement."""
+    if sql_redo is None:
+        return None
+    statement = _statement(sql_redo)
+    altered = _ALTER_TABLE_RENAME.match(statement)
+    if altered is not None:
+        schema, old, new = altered.groups()
+        named_owner = _identifier(schema) if schema is not None else owner
+    else:
+        renamed = _RENAME.match(statement)
+        if renamed is None:
+            return None
+        (old, new), named_owner = renamed.groups(), owner
+    if named_owner is None:
+        return None
+    return named_owner, _identifier(old), _identifier(new)
+
+
+def _statement(sql_redo: str) -> str:
+    """The statement from its first keyword on."""
+    return sql_redo[_LEADING.match(sql_redo).end() :]  # type: ignore[union-attr]
+
+
+def _identifier(text: str) -> str:
+    return text[1:-1] if text.startswith('"') else text.upper()
