@@ -89,6 +89,10 @@ class StagingWriter:
         self._columns[name] = columns
         return columns
 
+    def has_staging_table(self, owner: str, name: str) -> bool:
+        """True when the staging table of source table ``owner.name`` exists."""
+        return self._exists(staging_table_name(owner, name))
+
     def append(self, table: TableDef, data: pa.Table) -> int:
         """Append a landing batch (``change_batch`` / ``snapshot_batch``); returns its rows."""
         columns = self.ensure_table(table)

@@ -201,7 +201,9 @@ class ChangeBuilder:
         ambiguous: list[_Ambiguous] = []
         changes_by_row_id: dict[str, int] = {}
         for row in rows:
-            owner, table = self._table_of(row)
+            owner, table = row.seg_owner, row.table_name
+            if table is not None and table.startswith(_RECYCLE_BIN_PREFIX):
+                owner, table = self._table_of(row)
             what = disposition(row.operation_code)
             if what.action == "ddl":
                 renamed = table_rename(row.sql_redo, row.seg_owner)
@@ -253,12 +255,12 @@ class ChangeBuilder:
         return kept
 
     def _table_of(self, row: LogMinerRow) -> tuple[str | None, str | None]:
-        """(owner, table) the row changed: its names, or for a row LogMiner names by the
-        recycle bin name of a dropped replicated table (``BIN$…``, DATA_OBJ# the table's
-        OBJECT_ID), that table's. Such a row was written before the DROP TABLE and mined after
-        it; its SQL_REDO still names the columns, and the drop's reset marker follows it."""
+        """(owner, table) a row LogMiner names by a recycle bin name (``BIN$…``) changed:
+        for DATA_OBJ# a replicated table's OBJECT_ID, that table's; else its names. Such a
+        row was written before the DROP TABLE and mined after it; its SQL_REDO still names
+        the columns, and the drop's reset marker follows it."""
         name = row.table_name
-        if name is None or not name.startswith(_RECYCLE_BIN_PREFIX) or row.data_obj is None:
+        if row.data_obj is None:
             return row.seg_owner, name
         replicated = self._object_table(row.data_obj)
         return (row.seg_owner, name) if replicated is None else replicated

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import re
 
-# Blanks and comments before the statement's first keyword.
+# Blanks and comments before the statement's first keyword; after its end, a semicolon too.
 _LEADING = re.compile(r"(?:\s+|/\*.*?\*/|--[^\n]*(?:\n|$))*", re.DOTALL)
+_TRAILING = re.compile(r"(?:\s|;|\x00|/\*(?:(?!\*/).)*\*/|--[^\n\"]*)*\Z", re.DOTALL)
 
 _TABLE_RESET = re.compile(r"(?:truncate|drop)\s+table(?=[\s\"])", re.IGNORECASE)
 _DROP_TABLE = re.compile(r"drop\s+table(?=[\s\"])", re.IGNORECASE)
@@ -28,14 +29,15 @@ _ROW_MOVING_DDL = re.compile(
     re.IGNORECASE | re.VERBOSE,
 )
 
-# An identifier as Oracle reads it: quoted (kept as written) or plain (upper-cased).
-_IDENTIFIER = r'(?:"[^"]+"|[A-Za-z][A-Za-z0-9_$#]*)'
+# An identifier as Oracle reads it: quoted (kept as written) or plain (a letter, then letters,
+# digits, _ $ #; upper-cased).
+_IDENTIFIER = r'(?:"[^"]+"|[^\W\d_][\w$#]*)'
 _ALTER_TABLE_RENAME = re.compile(
     rf"alter\s+table\s+(?:({_IDENTIFIER})\s*\.\s*)?({_IDENTIFIER})\s+rename\s+to\s+"
-    rf"(?:{_IDENTIFIER}\s*\.\s*)?({_IDENTIFIER})\s*;?\s*$",
+    rf"(?:{_IDENTIFIER}\s*\.\s*)?({_IDENTIFIER})\Z",
     re.IGNORECASE,
 )
-_RENAME = re.compile(rf"rename\s+({_IDENTIFIER})\s+to\s+({_IDENTIFIER})\s*;?\s*$", re.IGNORECASE)
+_RENAME = re.compile(rf"rename\s+({_IDENTIFIER})\s+to\s+({_IDENTIFIER})\Z", re.IGNORECASE)
 
 
 def resets_table(sql_redo: str | None) -> bool:
@@ -78,8 +80,11 @@ def table_rename(sql_redo: str | None, owner: str | None) -> tuple[str, str, str
 
 
 def _statement(sql_redo: str) -> str:
-    """The statement from its first keyword on."""
-    return sql_redo[_LEADING.match(sql_redo).end() :]  # type: ignore[union-attr]
+    """The statement from its first keyword to its last word: without the blanks and
+    comments around it, nor its semicolon."""
+    start = _LEADING.match(sql_redo).end()  # type: ignore[union-attr]
+    end = _TRAILING.search(sql_redo, start).start()  # type: ignore[union-attr]
+    return sql_redo[start:end]
 
 
 def _identifier(text: str) -> str:

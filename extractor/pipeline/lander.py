@@ -100,6 +100,19 @@ class Lander:
         )
         self._observer.reset_marker_landed(table.qualified_name, batch_id)
 
+    def land_reset_marker_of_a_dropped_table(self, owner: str, name: str, scn: int) -> None:
+        """A reset marker at (S, S, 0) for a table the source no longer has, whose snapshot
+        was still to come: its replica is emptied (nothing when it never landed a row)."""
+        if not self._writer.has_staging_table(owner, name):
+            return
+        now = self._now()
+        marker = ChangeRecord(
+            op="t", owner=owner, table=name, scn=scn, commit_scn=scn, redo_pos=0, rs_id=None,
+            ssn=None, xid=None, row_id=None, commit_ts=now, values={}, full_image=False,
+        )  # fmt: skip
+        batch_id = self._store.reserve_batch_id()
+        self._land_resets_of_a_dropped_table(owner, name, [marker], batch_id, now)
+
     def land_changes(
         self,
         records: ChangesByTable,

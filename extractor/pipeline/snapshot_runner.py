@@ -84,6 +84,7 @@ class SnapshotRunner:
         for name, missing in self._registry.missing.items():
             if name not in self._store.current.tables:
                 raise missing  # never replicated: misspelt, or not visible to the user
+        self._retire_dropped({t.qualified_name for t in tables})
         if not tables:
             raise OracdcError(
                 "no table of the source matches the configured tables",
@@ -129,9 +130,46 @@ class SnapshotRunner:
 
     def pending(self) -> bool:
         """True when a selected table has no finished snapshot: after streaming met
-        row-moving DDL (the table left the checkpoint to be snapshotted again)."""
+        row-moving DDL (the table left the checkpoint to be snapshotted again); also when
+        such a table is no longer in the source (``snapshot`` retires it)."""
         checkpoint = self._store.current
-        return not all(snapshot_done(checkpoint, t) for t in self._registry.resolve())
+        listed = self._registry.resolve()
+        if not all(snapshot_done(checkpoint, t) for t in listed):
+            return True
+        return bool(self._waiting_but_gone({t.qualified_name for t in listed}))
+
+    def _waiting_but_gone(self, listed: set[str]) -> list[str]:
+        """Selected tables of the checkpoint waiting for a snapshot (pending, or cut off
+        while running) that the source does not list."""
+        waiting = [
+            name for name, state in self._store.current.tables.items()
+            if state.status != "done" and name not in listed
+            and self._registry.is_selected(*name.split(".", 1))
+        ]  # fmt: skip
+        return [n for n in waiting if not self._source_has(n)]
+
+    def _source_has(self, qualified_name: str) -> bool:
+        owner, table = qualified_name.split(".", 1)
+        return self._registry.lookup(owner, table, refresh=True) is not None
+
+    def _retire_dropped(self, listed: set[str]) -> None:
+        """A table waiting for a snapshot that the source no longer has was dropped: its
+        snapshot is empty. A reset marker at the current SCN empties its replica and the
+        table is done from there (a table created again under its name streams from its
+        CREATE TABLE, as after any drop)."""
+        for name in self._waiting_but_gone(listed):
+            owner, table = name.split(".", 1)
+            scn = self._source.current_scn()
+            self._lander.land_reset_marker_of_a_dropped_table(owner, table, scn)
+            state = self._store.current.tables[name]
+            done = TableSnapshotState(
+                "done", snapshot_scn=scn, added_at_scn=state.added_at_scn or scn
+            )
+            self._store.save(self._store.current.with_table(name, done))
+            LOG.warning(
+                "%s was dropped while waiting for a snapshot: its replica is emptied at SCN %d",
+                name, scn, extra={"table": name, "scn": scn},
+            )  # fmt: skip
 
     def _start(
         self, checkpoint: Checkpoint, tables: Sequence[TableDef], selected: set[str]

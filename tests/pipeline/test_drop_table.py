@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from extractor.config import OracdcConfig
+from extractor.dictionary import TableDef
 from extractor.errors import SyncStepError
 from extractor.parse.ddl_statements import resets_table
 from extractor.pipeline.extractor import open_extractor
@@ -335,3 +336,71 @@ def test_a_named_table_that_never_existed_still_stops_the_first_snapshot(
     staging = MemoryStagingWriter(config.staging_schema)
     with pytest.raises(SyncStepError, match=r"APP\.ITESM does not exist or is not visible"):
         _cycle(config, db, staging)
+
+
+OTHER_T = TableDef("OTHER", "T", ITEMS.columns, ITEMS.primary_key, "ALL")
+
+
+def test_a_dropped_table_of_an_owner_with_no_other_table_is_still_emptied(
+    tmp_path: Path,
+) -> None:
+    """Once OTHER.T is dropped no listed table is OTHER's: its DROP and CREATE rows are still
+    mined (DDL of every owner with a table replicated before), so the replica does not keep
+    the dropped rows."""
+    db = SimDatabase()
+    db.create_table(NOTES)
+    db.create_table(OTHER_T)
+    txn = db.begin()
+    for key in (1, 2):
+        txn.insert("OTHER", "T", {"ID": key, "NAME": f"t {key}"})
+    txn.commit()
+    config = make_config(tmp_path, "drop_other_owner", tables=["APP.NOTES", "OTHER.T"])
+    staging = MemoryStagingWriter(config.staging_schema)
+    _cycle(config, db, staging)
+    db.drop_table("OTHER", "T")
+    _cycle(config, db, staging)
+    assert consolidate(OTHER_T, staging.staged_rows(OTHER_T)) == {}
+
+    db.create_table(OTHER_T)
+    txn = db.begin()
+    txn.insert("OTHER", "T", {"ID": 10, "NAME": "t 10"})
+    txn.commit()
+    _cycle(config, db, staging)
+    assert [int(key[0]) for key in consolidate(OTHER_T, staging.staged_rows(OTHER_T))] == [10]
+
+
+def test_a_table_dropped_while_waiting_for_a_new_snapshot_is_emptied(tmp_path: Path) -> None:
+    """A MOVE sends ITEMS back to be snapshotted; the process dies before the snapshot and
+    ITEMS is dropped: the snapshot that cannot be taken is an empty one (a reset marker at
+    the current SCN), instead of a replica left with the old rows."""
+    db = SimDatabase()
+    db.create_table(ITEMS)
+    db.create_table(NOTES)
+    _insert(db, 1, 2)
+    config = make_config(tmp_path, "drop_pending")
+    staging = MemoryStagingWriter(config.staging_schema)
+    _cycle(config, db, staging)
+    db.move_rows("APP", "ITEMS")
+
+    def die_after_the_checkpoint(at: str) -> None:
+        if at == "stream:after_checkpoint":
+            raise RuntimeError("the process died")
+
+    source = open_source({"kind": "sim", "database": db})
+    with (
+        pytest.raises(RuntimeError, match="died"),
+        open_extractor(config, source, None, writer=staging, fault=die_after_the_checkpoint) as e,
+    ):
+        extract_and_land(e, {})
+    pending = json.loads((config.data_dir / "checkpoint.json").read_text())
+    assert pending["tables"]["APP.ITEMS"]["status"] == "pending"
+    db.drop_table("APP", "ITEMS")
+    source = open_source({"kind": "sim", "database": db})
+    with open_extractor(config, source, None, writer=staging) as extractor:
+        assert extractor.snapshot_pending()  # so that `oracdc stream` takes it too
+
+    _cycle(config, db, staging)
+
+    assert consolidate(ITEMS, staging.staged_rows(ITEMS)) == {}
+    done = json.loads((config.data_dir / "checkpoint.json").read_text())
+    assert done["tables"]["APP.ITEMS"]["status"] == "done"

@@ -159,6 +159,10 @@ def test_a_table_renamed_away_leaves_an_empty_replica(
         ("rename items_new to items;", ("SEG", "ITEMS_NEW", "ITEMS")),
         ('RENAME "x" TO "Y"', ("SEG", "x", "Y")),
         ("/* swap */ alter table app.t_new rename to t", ("APP", "T_NEW", "T")),
+        ("alter table items rename to items_old; -- nightly reload", ("SEG", "ITEMS", "ITEMS_OLD")),
+        ("alter table a rename to b /* x */ ;\n", ("SEG", "A", "B")),
+        ("rename äpp_t to übersicht", ("SEG", "ÄPP_T", "ÜBERSICHT")),
+        ('ALTER TABLE "A"."T--x" RENAME TO "U"', ("A", "T--x", "U")),
     ],
 )
 def test_table_renames_are_read_with_oracles_name_rules(
@@ -171,6 +175,7 @@ def test_table_renames_are_read_with_oracles_name_rules(
     "statement",
     [
         "alter table app.items rename column name to title",
+        "alter table app.items rename column name to title -- not the table",
         "alter table app.items rename constraint pk to items_pk",
         "alter table app.items rename partition p1 to p2",
         "alter index app.items_pk rename to items_key",

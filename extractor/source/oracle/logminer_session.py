@@ -78,14 +78,16 @@ def contents_rows(
     object_ids: Sequence[int] = (),
     server_utc_offset: timedelta = timedelta(0),
     pdb: str | None = None,
+    ddl_owners: Sequence[str] = (),
 ) -> Iterator[LogMinerRow]:
     """The session's V$LOGMNR_CONTENTS rows for ``tables`` and, whatever name LogMiner gives
-    them, for the objects ``object_ids`` (see queries.LOGMNR_CONTENTS), of the PDB ``pdb``
-    only when set (a session in CDB$ROOT); their timestamps, server time
-    (``server_utc_offset`` ahead of UTC), converted to UTC."""
+    them, for the objects ``object_ids`` (see queries.LOGMNR_CONTENTS), with the DDL rows of
+    the tables' owners and ``ddl_owners``, of the PDB ``pdb`` only when set (a session in
+    CDB$ROOT); their timestamps, server time (``server_utc_offset`` ahead of UTC), converted
+    to UTC."""
     cursor.arraysize = arraysize
     cursor.prefetchrows = arraysize + 1
-    owners = sorted({t.owner for t in tables})
+    owners = sorted({t.owner for t in tables} | set(ddl_owners))
     names = sorted((t.owner, t.name) for t in tables)
     statement, binds = queries.logminer_contents_query(owners, names, sorted(object_ids), pdb)
     binds.update(start_scn=start_scn, end_scn=end_scn)

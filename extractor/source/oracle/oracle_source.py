@@ -272,9 +272,12 @@ class OracleSource:
         object_ids = self._object_ids(tables)
         offset = self.server_utc_offset()  # per window: follows a daylight saving change
         with logminer_session(self._connection, logs, start_scn, end_scn) as cursor:
+            # DDL of every owner with a table replicated before (a dropped table is no longer
+            # listed; its DROP, or a CREATE again, must still be mined)
+            remembered = {owner for owner, _ in self._objects.values()}
             yield contents_rows(
                 cursor, start_scn, end_scn, tables, self._arraysize, object_ids, offset,
-                self._scope.pdb,
+                self._scope.pdb, sorted(remembered),
             )  # fmt: skip
 
     def server_utc_offset(self) -> timedelta:
