@@ -235,9 +235,9 @@ class ChangeBuilder:
         self, quarantined: list[QuarantinedChange]
     ) -> list[QuarantinedChange]:
         """Rows of a table in the recycle bin (``BIN$…``, applied by :meth:`_table_of`) that
-        cannot be read, e.g. an ambiguous statement whose row can no longer be read ``AS
-        OF`` its SCN: let go, said once per table; the DROP TABLE later in the redo retires
-        whatever they changed."""
+        cannot be applied (e.g. an ambiguous statement whose row can no longer be read ``AS
+        OF`` its SCN, an unsupported operation): let go, said once per table; the DROP TABLE
+        later in the redo retires whatever they changed."""
         kept = []
         for change in quarantined:
             name = change.table_name or ""
@@ -247,8 +247,8 @@ class ChangeBuilder:
             if name not in self._unreadable_dropped:
                 self._unreadable_dropped.add(name)
                 LOG.warning(
-                    "%s.%s: a row of this dropped table cannot be read (%s); not landed: the "
-                    "DROP TABLE later in the redo empties its replica",
+                    "%s.%s: a row of this dropped table cannot be applied (%s); not landed: "
+                    "the DROP TABLE later in the redo empties its replica",
                     change.owner, name, change.reason,
                     extra={"table": f"{change.owner}.{name}", "scn": change.scn},
                 )  # fmt: skip
@@ -329,9 +329,10 @@ class ChangeBuilder:
     def _unnamed(self, row: LogMinerRow, changes: TransactionChanges) -> None:
         """A row of a replicated table (by DATA_OBJ#) under a name that is not selected:
         UNKNOWN / ``OBJ# n`` (a dictionary mismatch, or a table dropped and purged since),
-        or a new name (renamed). A purged table's rows are let go (:meth:`_let_go`); other
-        SQL_REDO cannot be trusted against our dictionary: quarantined. (``BIN$…`` rows of a
-        table in the recycle bin are its own: :meth:`_table_of`.)"""
+        or a new name (renamed). A purged or renamed table's rows are let go
+        (:meth:`_let_go`); other SQL_REDO cannot be trusted against our dictionary:
+        quarantined. (``BIN$…`` rows of a table in the recycle bin are its own:
+        :meth:`_table_of`.)"""
         if row.data_obj is None:
             return
         replicated = self._object_table(row.data_obj)
