@@ -848,7 +848,7 @@ class _RedoThread:
 def recycle_bin_name(object_id: int) -> str:
     """The ``BIN$<24 base64 characters>$0`` name Oracle gives a dropped table in the recycle
     bin (derived here from its OBJECT_ID, so that a run repeats)."""
-    digest = hashlib.md5(str(object_id).encode(), usedforsecurity=False).digest()
+    digest = hashlib.sha256(str(object_id).encode()).digest()[:16]
     return f"BIN${base64.b64encode(digest).decode()}$0"
 
 

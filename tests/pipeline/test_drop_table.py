@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,7 +20,7 @@ from extractor.config import OracdcConfig
 from extractor.dictionary import TableDef
 from extractor.errors import SyncStepError
 from extractor.parse.ddl_statements import resets_table
-from extractor.pipeline.extractor import open_extractor
+from extractor.pipeline.extractor import Extractor, open_extractor
 from extractor.pipeline.sync import extract_and_land
 from extractor.sim.database import SimDatabase
 from extractor.source.factory import open_source
@@ -27,18 +30,38 @@ from tests.pipeline.reference_replica import consolidate, differences, truth_by_
 from tests.pipeline.test_extract_to_staging import ITEMS, NOTES, make_config
 
 
+@contextmanager
+def _running(
+    config: OracdcConfig, db: SimDatabase, staging: MemoryStagingWriter, **options: Any
+) -> Iterator[Extractor]:
+    """One process that runs several cycles (``extract_and_land`` each)."""
+    source = open_source({"kind": "sim", "database": db})
+    with open_extractor(config, source, None, writer=staging, **options) as extractor:
+        yield extractor
+
+
 def _cycle(
     config: OracdcConfig, db: SimDatabase, staging: MemoryStagingWriter, *, wire: bool = False
 ) -> None:
     """One cycle in a new process; ``wire``: mined on the mining process's side of its wire."""
-    source = open_source({"kind": "sim", "database": db})
     feed = ThreadMiningProcess(config, sim_opener(db)) if wire else None
     try:
-        with open_extractor(config, source, None, writer=staging, feed=feed) as extractor:
+        with _running(config, db, staging, feed=feed) as extractor:
             extract_and_land(extractor, {})
     finally:
         if feed is not None:
             feed.close()
+
+
+def _items_with(tmp_path: Path, schema: str, *keys: int) -> tuple[
+    SimDatabase, OracdcConfig, MemoryStagingWriter
+]:  # fmt: skip
+    """ITEMS with rows ``keys``, a configuration and empty staging (nothing extracted yet)."""
+    db = SimDatabase()
+    db.create_table(ITEMS)
+    _insert(db, *keys)
+    config = make_config(tmp_path, schema)
+    return db, config, MemoryStagingWriter(config.staging_schema)
 
 
 def _insert(db: SimDatabase, *keys: int) -> None:
@@ -57,11 +80,7 @@ def _replica_differences(db: SimDatabase, staging: MemoryStagingWriter) -> list[
 
 def _started(tmp_path: Path) -> tuple[OracdcConfig, SimDatabase, MemoryStagingWriter]:
     """ITEMS snapshotted with keys 1-3, then key 4 streamed."""
-    db = SimDatabase()
-    db.create_table(ITEMS)
-    _insert(db, 1, 2, 3)
-    config = make_config(tmp_path, "drop_table")
-    staging = MemoryStagingWriter(config.staging_schema)
+    db, config, staging = _items_with(tmp_path, "drop_table", 1, 2, 3)
     _cycle(config, db, staging)
     _insert(db, 4)
     _cycle(config, db, staging)
@@ -93,14 +112,9 @@ def test_rows_mined_after_the_drop_land_under_the_table_in_a_running_extractor(
 ) -> None:
     """The process that mined the table before its drop knows its old OBJECT_ID: the rows
     LogMiner names ``BIN$…`` reach the builder and land as the table's (history kept)."""
-    db = SimDatabase()
-    db.create_table(ITEMS)
+    db, config, staging = _items_with(tmp_path, "drop_table_running", 1, 2, 3)
     old_id = db.object_id("APP", "ITEMS")
-    _insert(db, 1, 2, 3)
-    config = make_config(tmp_path, "drop_table_running")
-    staging = MemoryStagingWriter(config.staging_schema)
-    source = open_source({"kind": "sim", "database": db})
-    with open_extractor(config, source, None, writer=staging) as extractor:
+    with _running(config, db, staging) as extractor:
         extract_and_land(extractor, {})
         _insert(db, 4)
         extract_and_land(extractor, {})
@@ -126,14 +140,9 @@ def test_rows_of_a_purged_table_are_retired_by_its_drop_not_quarantined(
     """DROP TABLE … PURGE: rows written before the drop and mined after it are ``UNKNOWN`` /
     ``OBJ# n`` with no column names. The catalog no longer has object n, so they are let go
     (the drop's reset marker retires them) instead of stopping the pipeline."""
-    db = SimDatabase()
-    db.create_table(ITEMS)
+    db, config, staging = _items_with(tmp_path, "drop_table_purged", 1, 2, 3)
     old_id = db.object_id("APP", "ITEMS")
-    _insert(db, 1, 2, 3)
-    config = make_config(tmp_path, "drop_table_purged")
-    staging = MemoryStagingWriter(config.staging_schema)
-    source = open_source({"kind": "sim", "database": db})
-    with open_extractor(config, source, None, writer=staging) as extractor:
+    with _running(config, db, staging) as extractor:
         extract_and_land(extractor, {})
         before_drop = db.current_scn()
         _insert(db, 5, 6)
@@ -160,8 +169,7 @@ def test_a_dropped_table_that_stays_dropped_ends_with_an_empty_replica(tmp_path:
     _insert(db, 1, 2)
     config = make_config(tmp_path, "drop_table_for_good")
     staging = MemoryStagingWriter(config.staging_schema)
-    source = open_source({"kind": "sim", "database": db})
-    with open_extractor(config, source, None, writer=staging) as extractor:
+    with _running(config, db, staging) as extractor:
         extract_and_land(extractor, {})
         _insert(db, 3)
         db.drop_table("APP", "ITEMS")
@@ -186,8 +194,7 @@ def test_unnamed_rows_of_the_new_table_are_mined_by_its_new_object_id(tmp_path: 
     _insert(db, 1)
     config = make_config(tmp_path, "drop_table_new_id", error_policy="warn")
     staging = MemoryStagingWriter(config.staging_schema)
-    source = open_source({"kind": "sim", "database": db})
-    with open_extractor(config, source, None, writer=staging) as extractor:
+    with _running(config, db, staging) as extractor:
         extract_and_land(extractor, {})
         db.drop_table("APP", "ITEMS")
         db.create_table(ITEMS)
@@ -386,17 +393,15 @@ def test_a_table_dropped_while_waiting_for_a_new_snapshot_is_emptied(tmp_path: P
         if at == "stream:after_checkpoint":
             raise RuntimeError("the process died")
 
-    source = open_source({"kind": "sim", "database": db})
     with (
         pytest.raises(RuntimeError, match="died"),
-        open_extractor(config, source, None, writer=staging, fault=die_after_the_checkpoint) as e,
+        _running(config, db, staging, fault=die_after_the_checkpoint) as dying,
     ):
-        extract_and_land(e, {})
+        extract_and_land(dying, {})
     pending = json.loads((config.data_dir / "checkpoint.json").read_text())
     assert pending["tables"]["APP.ITEMS"]["status"] == "pending"
     db.drop_table("APP", "ITEMS")
-    source = open_source({"kind": "sim", "database": db})
-    with open_extractor(config, source, None, writer=staging) as extractor:
+    with _running(config, db, staging) as extractor:
         assert extractor.snapshot_pending()  # so that `oracdc stream` takes it too
 
     _cycle(config, db, staging)
