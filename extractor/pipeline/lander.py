@@ -89,11 +89,7 @@ class Lander:
         position, stay. Landed before the snapshot is marked done: a crash lands it again
         (idempotent)."""
         now = self._now()
-        marker = ChangeRecord(
-            op="t", owner=table.owner, table=table.name, scn=snapshot_scn,
-            commit_scn=snapshot_scn, redo_pos=0, rs_id=None, ssn=None, xid=None, row_id=None,
-            commit_ts=now, values={}, full_image=False,
-        )  # fmt: skip
+        marker = _snapshot_reset_marker(table.owner, table.name, snapshot_scn, now)
         batch_id = self._store.reserve_batch_id()
         self._append(
             table, lambda shape: change_batch(shape, [marker], batch_id=batch_id, extracted_at=now)
@@ -106,10 +102,7 @@ class Lander:
         if not self._writer.has_staging_table(owner, name):
             return
         now = self._now()
-        marker = ChangeRecord(
-            op="t", owner=owner, table=name, scn=scn, commit_scn=scn, redo_pos=0, rs_id=None,
-            ssn=None, xid=None, row_id=None, commit_ts=now, values={}, full_image=False,
-        )  # fmt: skip
+        marker = _snapshot_reset_marker(owner, name, scn, now)
         batch_id = self._store.reserve_batch_id()
         self._land_resets_of_a_dropped_table(owner, name, [marker], batch_id, now)
 
@@ -263,3 +256,11 @@ class Lander:
         if not (staged - current - set(METADATA_COLUMN_NAMES)):
             return records
         return [replace(r, full_image=False) if r.full_image else r for r in records]
+
+
+def _snapshot_reset_marker(owner: str, table: str, scn: int, now: datetime) -> ChangeRecord:
+    """The reset marker of a snapshot at ``scn``: at (S, S, 0), of no transaction."""
+    return ChangeRecord(
+        op="t", owner=owner, table=table, scn=scn, commit_scn=scn, redo_pos=0, rs_id=None,
+        ssn=None, xid=None, row_id=None, commit_ts=now, values={}, full_image=False,
+    )  # fmt: skip

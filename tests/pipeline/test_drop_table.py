@@ -53,15 +53,18 @@ def _cycle(
             feed.close()
 
 
-def _items_with(tmp_path: Path, schema: str, *keys: int) -> tuple[
-    SimDatabase, OracdcConfig, MemoryStagingWriter
-]:  # fmt: skip
-    """ITEMS with rows ``keys``, a configuration and empty staging (nothing extracted yet)."""
+def _items_with(
+    tmp_path: Path, schema: str, *keys: int, with_notes: bool = False, **config: Any
+) -> tuple[SimDatabase, OracdcConfig, MemoryStagingWriter]:
+    """ITEMS with rows ``keys`` (and an empty NOTES ``with_notes``: a table that stays when
+    ITEMS is dropped), a configuration and empty staging (nothing extracted yet)."""
     db = SimDatabase()
     db.create_table(ITEMS)
+    if with_notes:
+        db.create_table(NOTES)
     _insert(db, *keys)
-    config = make_config(tmp_path, schema)
-    return db, config, MemoryStagingWriter(config.staging_schema)
+    made = make_config(tmp_path, schema, **config)
+    return db, made, MemoryStagingWriter(made.staging_schema)
 
 
 def _insert(db: SimDatabase, *keys: int) -> None:
@@ -163,12 +166,8 @@ def test_rows_of_a_purged_table_are_retired_by_its_drop_not_quarantined(
 
 
 def test_a_dropped_table_that_stays_dropped_ends_with_an_empty_replica(tmp_path: Path) -> None:
-    db = SimDatabase()
-    db.create_table(ITEMS)
-    db.create_table(NOTES)  # still there: the configuration matches a table
-    _insert(db, 1, 2)
-    config = make_config(tmp_path, "drop_table_for_good")
-    staging = MemoryStagingWriter(config.staging_schema)
+    # NOTES stays: the configuration still matches a table
+    db, config, staging = _items_with(tmp_path, "drop_table_for_good", 1, 2, with_notes=True)
     with _running(config, db, staging) as extractor:
         extract_and_land(extractor, {})
         _insert(db, 3)
@@ -219,12 +218,7 @@ def test_a_drop_mined_by_a_process_that_never_described_the_table_still_empties_
 ) -> None:
     """A new process lists only the tables that exist: the dropped one's dictionary is not
     read, and its reset marker lands on the staging table's own columns."""
-    db = SimDatabase()
-    db.create_table(ITEMS)
-    db.create_table(NOTES)
-    _insert(db, 1, 2)
-    config = make_config(tmp_path, "drop_table_new_process")
-    staging = MemoryStagingWriter(config.staging_schema)
+    db, config, staging = _items_with(tmp_path, "drop_table_new_process", 1, 2, with_notes=True)
     _cycle(config, db, staging)
     _insert(db, 3)  # BIN$… when mined; this process does not know the old OBJECT_ID
     db.drop_table("APP", "ITEMS")
@@ -312,12 +306,9 @@ def test_a_table_named_in_tables_may_be_dropped_and_created_again(
 ) -> None:
     """A table named without wildcards that was replicated is left out while it does not
     exist (said once), instead of stopping every cycle; created again, it replicates."""
-    db = SimDatabase()
-    db.create_table(ITEMS)
-    db.create_table(NOTES)
-    _insert(db, 1)
-    config = make_config(tmp_path, "drop_named_table", tables=["APP.ITEMS", "APP.NOTES"])
-    staging = MemoryStagingWriter(config.staging_schema)
+    db, config, staging = _items_with(
+        tmp_path, "drop_named_table", 1, with_notes=True, tables=["APP.ITEMS", "APP.NOTES"]
+    )
     _cycle(config, db, staging)
     _insert(db, 2)
     db.drop_table("APP", "ITEMS")
@@ -380,12 +371,7 @@ def test_a_table_dropped_while_waiting_for_a_new_snapshot_is_emptied(tmp_path: P
     """A MOVE sends ITEMS back to be snapshotted; the process dies before the snapshot and
     ITEMS is dropped: the snapshot that cannot be taken is an empty one (a reset marker at
     the current SCN), instead of a replica left with the old rows."""
-    db = SimDatabase()
-    db.create_table(ITEMS)
-    db.create_table(NOTES)
-    _insert(db, 1, 2)
-    config = make_config(tmp_path, "drop_pending")
-    staging = MemoryStagingWriter(config.staging_schema)
+    db, config, staging = _items_with(tmp_path, "drop_pending", 1, 2, with_notes=True)
     _cycle(config, db, staging)
     db.move_rows("APP", "ITEMS")
 
