@@ -1595,6 +1595,68 @@ error:
 
 /* ---- module ------------------------------------------------------------------------ */
 
+/* Whitespace as bytes.strip() removes it. */
+static int is_byte_space(unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
+static int append_size(PyObject *list, Py_ssize_t value) {
+    PyObject *number = PyLong_FromSsize_t(value);
+    if (number == NULL) return -1;
+    int failed = PyList_Append(list, number);
+    Py_DECREF(number);
+    return failed;
+}
+
+/* jsonl_lines(data, offset, number) -> (starts, ends, numbers, count), or None.
+ * ``data`` holds whole lines, each ending with '\n', read from file offset ``offset``, its
+ * first line being line ``number``. For every line that is not blank (only bytes.strip()
+ * whitespace): its start offset, its end offset (just past its '\n') and its line number;
+ * ``count`` counts every line. None when a line that is not blank does not open with '{' and
+ * close with '}' right before its '\n' (the caller then reads the lines one by one), or
+ * when ``data`` does not end with '\n'. */
+static PyObject *jsonl_lines(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "jsonl_lines(data, offset, number)");
+        return NULL;
+    }
+    Py_ssize_t base = PyLong_AsSsize_t(args[1]), first_number = PyLong_AsSsize_t(args[2]);
+    if ((base == -1 || first_number == -1) && PyErr_Occurred()) return NULL;
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) return NULL;
+    const unsigned char *data = view.buf;
+    Py_ssize_t size = view.len, position = 0, count = 0;
+    PyObject *starts = PyList_New(0), *ends = PyList_New(0), *numbers = PyList_New(0);
+    PyObject *result = NULL;
+    if (starts == NULL || ends == NULL || numbers == NULL) goto done;
+    if (size > 0 && data[size - 1] != '\n') {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    while (position < size) {
+        const unsigned char *newline = memchr(data + position, '\n', (size_t)(size - position));
+        Py_ssize_t stop = newline - data, next = stop + 1;
+        Py_ssize_t first = position;
+        while (first < stop && is_byte_space(data[first])) first++;
+        if (first < stop) { /* not blank */
+            if (data[position] != '{' || data[stop - 1] != '}') {
+                result = Py_NewRef(Py_None);
+                goto done;
+            }
+            if (append_size(starts, base + position) || append_size(ends, base + next) ||
+                append_size(numbers, first_number + count))
+                goto done;
+        }
+        count++;
+        position = next;
+    }
+    result = Py_BuildValue("(OOOn)", starts, ends, numbers, count);
+done:
+    Py_XDECREF(starts);
+    Py_XDECREF(ends);
+    Py_XDECREF(numbers);
+    PyBuffer_Release(&view);
+    return result;
+}
+
 static PyObject *configure(PyObject *self, PyObject *args) {
     PyObject *parsed_redo, *literal, *is_null, *no_values, *unsupported, *decimal, *utc;
     if (!PyArg_ParseTuple(args, "OOOOOOO", &parsed_redo, &literal, &is_null, &no_values,
@@ -1629,6 +1691,9 @@ static PyMethodDef methods[] = {
      "when a row is not a dict"},
     {"packed_redo_position", (PyCFunction)(void (*)(void))packed_redo_position, METH_FASTCALL,
      "packed_redo_position(rs_id, ssn) -> int, or None when the reference must read it"},
+    {"jsonl_lines", (PyCFunction)(void (*)(void))jsonl_lines, METH_FASTCALL,
+     "jsonl_lines(data, offset, number) -> (starts, ends, numbers, count) of its lines that "
+     "are not blank, or None when one of them is not '{...}'"},
     {NULL, NULL, 0, NULL},
 };
 

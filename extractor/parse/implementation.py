@@ -35,6 +35,7 @@ FUNCTIONS = (
     "parse_typed",
     "packed_redo_position",
     "columns_of",
+    "jsonl_lines",
 )
 
 

@@ -33,6 +33,7 @@ from extractor.logminer_row import (
     LogMinerRow,
 )
 from extractor.nls import NlsSettings
+from extractor.parse import implementation
 from extractor.source.replay.value_codec import decode_value, encode_value
 
 FORMAT = "oracdc-replay/1"
@@ -377,15 +378,16 @@ _INDEX_DECODER = msgspec.json.Decoder(_IndexFields)
 
 
 def iter_logminer_index(
-    bundle: Path, offset: int = 0, first_line: int = 1
+    bundle: Path, offset: int = 0, first_line: int = 1, *, stop_offset: int | None = None
 ) -> Iterator[LogMinerIndexEntry]:
     """:func:`iter_logminer` for building an index: the SCN, XID and OPERATION_CODE of every
     line, the rest of the line not decoded. A line whose index fields do not decode as such,
     and a last line without its newline, are read whole, so they fail (or end the index, or
     are accepted) as in :func:`iter_logminer`; the other columns of a complete line are
-    checked when the line is mined."""
+    checked when the line is mined. The reference of :func:`logminer_index_blocks`."""
     path = _logminer_path(bundle)
-    for number, position, end, raw_line, complete in _raw_lines(path, offset, first_line, None):
+    lines = _raw_lines(path, offset, first_line, stop_offset)
+    for number, position, end, raw_line, complete in lines:
         # a line still being written is indexed only once it decodes whole
         fields = _index_fields(raw_line) if complete else None
         if fields is not None:
@@ -398,6 +400,105 @@ def iter_logminer_index(
             return
         row = _logminer_row(path, number, value)
         yield LogMinerIndexEntry(number, position, end, row.scn, row.xid, row.operation_code)
+
+
+class LogMinerIndexBlock(NamedTuple):
+    """The index entries of consecutive lines, field by field."""
+
+    numbers: list[int]
+    starts: list[int]
+    ends: list[int]
+    scns: list[int]
+    xids: list[str]
+    operation_codes: list[int]
+
+
+def logminer_index_blocks(
+    bundle: Path, offset: int = 0, first_line: int = 1
+) -> Iterator[LogMinerIndexBlock]:
+    """The entries of :func:`iter_logminer_index`, the same ones, in blocks of ~1 MiB of lines.
+
+    With the C extension, a block whose lines are each one JSON object (``{…}``, nothing
+    around it) is decoded in one call (``decode_lines``; the lines are found in C): ~2x faster
+    than line by line. Any other block, a last line without its newline, and every line
+    without the extension, are read by :func:`iter_logminer_index`, so every error and every
+    tolerance is its own."""
+    compiled = implementation.compiled
+    if compiled is None:
+        yield from _entry_blocks(iter_logminer_index(bundle, offset, first_line))
+        return
+    position, number = offset, first_line
+    carried = b""
+    with _logminer_path(bundle).open("rb") as handle:
+        handle.seek(offset)
+        while block := handle.read(_BLOCK_BYTES):
+            data = carried + block
+            cut = data.rfind(b"\n") + 1
+            whole, carried = data[:cut], data[cut:]
+            if not whole:
+                continue
+            decoded = _decoded_index_block(compiled.jsonl_lines(whole, position, number), whole)
+            if decoded is None:  # read line by line: the same entries, or its error
+                lines = iter_logminer_index(bundle, position, number, stop_offset=position + cut)
+                yield from _entry_blocks(lines)
+                number += whole.count(b"\n")
+            else:
+                if decoded[0].numbers:  # not only blank lines
+                    yield decoded[0]
+                number += decoded[1]
+            position += cut
+    if carried:
+        yield from _entry_blocks(iter_logminer_index(bundle, position, number))
+
+
+def _decoded_index_block(
+    lines: tuple[list[int], list[int], list[int], int] | None, data: bytes
+) -> tuple[LogMinerIndexBlock, int] | None:
+    """The block of ``data`` (whole lines) and its count of lines; None to read it line by
+    line (a line not one ``{…}`` object, or one whose index fields do not decode)."""
+    if lines is None:
+        return None
+    starts, ends, numbers, count = lines
+    # decode_lines reads values apart wherever whitespace, or nothing, parts them. Each line
+    # opens with "{" and closes with "}" (jsonl_lines), and a JSON string holds no newline:
+    # a "{" after "}" and a newline opens a new value. So when as many values decode as
+    # there are lines, each line is exactly one of them, as iter_logminer_index reads it.
+    try:
+        fields = _INDEX_DECODER.decode_lines(data)
+    except (msgspec.DecodeError, UnicodeDecodeError):
+        return None
+    if len(fields) != len(starts):
+        return None
+    scns = [entry.SCN for entry in fields]
+    xids = [entry.XID for entry in fields]
+    codes = [entry.OPERATION_CODE for entry in fields]
+    return LogMinerIndexBlock(numbers, starts, ends, scns, xids, codes), count
+
+
+_ENTRIES_PER_BLOCK = 4096
+
+
+def _entry_blocks(entries: Iterable[LogMinerIndexEntry]) -> Iterator[LogMinerIndexBlock]:
+    """``entries`` in blocks of at most ``_ENTRIES_PER_BLOCK``; when reading them raises,
+    the entries read before are yielded first (the caller checks them as it did before)."""
+    batch: list[LogMinerIndexEntry] = []
+    try:
+        for entry in entries:
+            batch.append(entry)
+            if len(batch) == _ENTRIES_PER_BLOCK:
+                yield _entry_block(batch)
+                batch = []
+    except BundleError:
+        if batch:
+            yield _entry_block(batch)
+        raise
+    if batch:
+        yield _entry_block(batch)
+
+
+def _entry_block(batch: list[LogMinerIndexEntry]) -> LogMinerIndexBlock:
+    numbers, starts, ends, scns, xids, codes = (list(field) for field in zip(*batch, strict=True))
+    return LogMinerIndexBlock(numbers, starts, ends, scns, xids, codes)
 
 
 def _index_fields(raw_line: bytes) -> _IndexFields | None:

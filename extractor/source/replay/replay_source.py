@@ -19,6 +19,8 @@ Mining: rows are filtered as ``queries.LOGMNR_CONTENTS`` filters them on Oracle.
 from __future__ import annotations
 
 import bisect
+import itertools
+import operator
 from array import array
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
@@ -51,6 +53,10 @@ _ONE_SCN_FIX = (
     "a replay bundle holds each table at its snapshot SCN only: verify against the database "
     "the bundle was recorded from, or record a bundle whose snapshot is at this SCN"
 )
+
+
+# How far past a line read without its newline that newline is looked for.
+_LINE_END_BYTES = 64
 
 
 class ReplaySource:
@@ -253,21 +259,40 @@ class ReplaySource:
         size = path.stat().st_size if path.exists() else 0
         if size < self._file_size:  # rewritten, not appended: start over
             self._reset_index()
-        last_scn = self._scns[-1] if self._scns else None
-        for entry in fmt.iter_logminer_index(self._path, self._offset, self._next_line):
-            scn = entry.scn
-            if last_scn is not None and scn < last_scn:
+        self._skip_newline_of_a_line_read_without_it(path)
+        for block in fmt.logminer_index_blocks(self._path, self._offset, self._next_line):
+            scns = block.scns
+            out_of_order = _first_out_of_order(self._scns[-1] if self._scns else None, scns)
+            if out_of_order is not None:
                 self._reset_index()
-                raise BundleError(path, "rows are not in SCN order", entry.number)
-            last_scn = scn
-            self._scns.append(scn)
-            self._offsets.append(entry.start)
-            self._lines.append(entry.number)
-            self._first_scn.setdefault(entry.xid, scn)
-            if entry.operation_code in TRANSACTION_END_CODES:
-                self._end_scn.setdefault(entry.xid, scn)
-            self._offset, self._next_line = entry.end, entry.number + 1
+                raise BundleError(path, "rows are not in SCN order", block.numbers[out_of_order])
+            self._scns.extend(scns)
+            self._offsets.extend(block.starts)
+            self._lines.extend(block.numbers)
+            first_scn = self._first_scn
+            for xid, scn in dict(zip(reversed(block.xids), reversed(scns), strict=True)).items():
+                first_scn.setdefault(xid, scn)  # the dict holds each XID's first SCN here
+            end_scn = self._end_scn
+            for xid, scn, code in zip(block.xids, scns, block.operation_codes, strict=True):
+                if code in TRANSACTION_END_CODES:
+                    end_scn.setdefault(xid, scn)
+            self._offset, self._next_line = block.ends[-1], block.numbers[-1] + 1
         self._file_size = size
+
+    def _skip_newline_of_a_line_read_without_it(self, path: Path) -> None:
+        """A last line indexed before its newline was written (it decoded whole) ends at
+        ``_offset``; the newline written since (after blanks, e.g. ``\\r``) ends that line:
+        it is not a blank line of its own, which would shift every later line's number."""
+        if self._offset == 0:
+            return
+        with path.open("rb") as handle:
+            handle.seek(self._offset - 1)
+            around = handle.read(_LINE_END_BYTES)
+        if around[:1] == b"\n":
+            return
+        newline = around.find(b"\n", 1)
+        if newline > 0 and not around[1:newline].strip():
+            self._offset += newline
 
     def _check_logs(self, start_scn: int, end_scn: int) -> tuple[RedoLogInUse, ...]:
         """The catalogued logs overlapping the range; MissingRedoLogError if one of them is
@@ -292,6 +317,19 @@ class ReplaySource:
                     RedoLogInUse(entry.thread, entry.sequence, entry.name, not entry.archived)
                 )
         return tuple(in_use)
+
+
+def _first_out_of_order(last_scn: int | None, scns: list[int]) -> int | None:
+    """The index of the first of ``scns`` below the SCN before it (``last_scn`` before the
+    first), or None when they are in order."""
+    in_order = all(map(operator.le, scns, itertools.islice(scns, 1, None)))
+    if in_order and (last_scn is None or not scns or scns[0] >= last_scn):
+        return None
+    for index, scn in enumerate(scns):
+        if last_scn is not None and scn < last_scn:
+            return index
+        last_scn = scn
+    return None
 
 
 def _selected(row: LogMinerRow, owners: set[str], names: set[tuple[str, str]]) -> bool:

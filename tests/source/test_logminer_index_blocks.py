@@ -1,0 +1,311 @@
+"""The index of ``logminer.jsonl`` in blocks (``logminer_index_blocks``) against its line by
+line reference (``iter_logminer_index``): the same entries, or the same error, on any file."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import nullcontext
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from extractor.errors import BundleError
+from extractor.parse import implementation
+from extractor.source.replay import bundle_format as fmt
+from extractor.source.replay.replay_source import ReplaySource
+
+_COMPILED = pytest.mark.skipif(
+    implementation.compiled is None, reason="the C extension is not built"
+)
+
+
+def _row(scn: int, xid: str = "1.2.3", code: int = 1, **more: object) -> dict[str, object]:
+    return {"SCN": scn, "XID": xid, "OPERATION_CODE": code, "RS_ID": " 0x1.2.3 ", **more}
+
+
+def _line(scn: int, xid: str = "1.2.3", code: int = 1, **more: object) -> bytes:
+    return json.dumps(_row(scn, xid, code, **more)).encode()
+
+
+# Lines the fast path reads, and lines it must leave to the reference (each one of its
+# tolerances or errors).
+_GOOD = st.builds(
+    _line,
+    st.integers(1, 50),
+    st.sampled_from(["1.2.3", "4.5.6", "7.8.9"]),
+    st.sampled_from([1, 2, 3, 6, 7, 36]),
+    SQL_REDO=st.text(max_size=40),
+)
+_ODD = st.sampled_from(
+    [
+        b"",  # blank
+        b"   ",
+        b"\t\x0b\x0c",  # blank to bytes.strip(), not JSON whitespace
+        b" " + _line(20),  # leading space
+        _line(21) + b" ",  # trailing space
+        _line(22) + b"\r",  # CRLF
+        json.dumps({**_row(23), "SCN": "23"}).encode(),  # a number as text
+        json.dumps({**_row(24), "SQL_UNDO": "x"}).encode(),  # a further column
+        _line(25) + b" " + _line(26),  # two objects on one line
+        _line(27) + b"," + _line(28),
+        b'{"SCN": 29, "XID": "1.2.3",',  # an object over two lines ...
+        b'"OPERATION_CODE": 1, "RS_ID": "x"}',  # ... and its end
+        b'{"SCN": 30}',  # index fields missing
+        b"[1, 2]",
+        b"{not json}",
+        json.dumps(_row(31, SQL_REDO="a")).replace('"a"', '"\\ud800"').encode(),
+        _line(32, SQL_REDO="x").replace(b'"x"', b'"\xff"'),  # not UTF-8 in a skipped value
+        b'{"XID": "1.2.3", "SCN": 33, "OPERATION_CODE": 7, "RS_ID": "x"}',
+    ]
+)
+
+
+def _outcome(entries: Iterator[object]) -> list[object] | str:
+    try:
+        return list(entries)
+    except BundleError as error:
+        return f"BundleError: {error}"
+
+
+def _from_blocks(bundle: Path, offset: int = 0, first_line: int = 1) -> list[object] | str:
+    def entries() -> Iterator[object]:
+        for block in fmt.logminer_index_blocks(bundle, offset, first_line):
+            lengths = {len(field) for field in block}
+            assert len(lengths) == 1 and lengths != {0}, block
+            yield from (fmt.LogMinerIndexEntry(*entry) for entry in zip(*block, strict=True))
+
+    return _outcome(entries())
+
+
+def _write(tmp_path: Path, lines: list[bytes], tail: bytes | None) -> Path:
+    """A bundle whose ``logminer.jsonl`` holds ``lines`` and ``tail`` (no newline after it)."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    data = b"".join(line + b"\n" for line in lines) + (tail or b"")
+    (tmp_path / fmt.LOGMINER_FILE).write_bytes(data)
+    (tmp_path / fmt.BUNDLE_FILE).write_text(
+        json.dumps({"format": fmt.FORMAT, "database": "X", "nls": {}})
+    )
+    (tmp_path / fmt.DICTIONARY_FILE).write_text("[]")
+    return tmp_path
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    lines=st.lists(st.one_of(_GOOD, _GOOD, _GOOD, _ODD), max_size=40),
+    tail=st.one_of(st.none(), _GOOD, st.just(b'{"SCN": 5')),
+    block_bytes=st.sampled_from([16, 97, 300, 1 << 20]),
+    skip=st.integers(0, 5),
+)
+def test_blocks_hold_the_reference_entries_or_its_error(
+    tmp_path_factory: pytest.TempPathFactory,
+    lines: list[bytes],
+    tail: bytes | None,
+    block_bytes: int,
+    skip: int,
+) -> None:
+    bundle = _write(tmp_path_factory.mktemp("bundle"), lines, tail)
+    offset = sum(len(line) + 1 for line in lines[:skip])  # read from a later line too
+    first = min(skip, len(lines)) + 1
+    saved = fmt._BLOCK_BYTES
+    fmt._BLOCK_BYTES = block_bytes
+    try:
+        expected = _outcome(fmt.iter_logminer_index(bundle, offset, first))
+        assert _from_blocks(bundle, offset, first) == expected
+        with implementation.pure_python():
+            assert _from_blocks(bundle, offset, first) == expected
+    finally:
+        fmt._BLOCK_BYTES = saved
+
+
+@_COMPILED
+def test_well_formed_lines_are_decoded_a_block_at_a_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fast path is taken, not the reference: the test above would pass without it."""
+    lines = [_line(scn, f"1.{scn % 7}.3", 7 if scn % 3 == 0 else 1) for scn in range(1, 3001)]
+    bundle = _write(tmp_path, [*lines[:1500], b"", b"  ", *lines[1500:]], None)
+    monkeypatch.setattr(fmt, "_BLOCK_BYTES", 20_000)
+
+    def no_reference(*args: object, **kwargs: object) -> Iterator[fmt.LogMinerIndexEntry]:
+        raise AssertionError("read line by line")
+
+    blocks = list(fmt.logminer_index_blocks(bundle))
+    monkeypatch.setattr(fmt, "iter_logminer_index", no_reference)
+    assert list(fmt.logminer_index_blocks(bundle)) == blocks
+    assert len(blocks) > 5
+    entries = [
+        fmt.LogMinerIndexEntry(*entry) for block in blocks for entry in zip(*block, strict=True)
+    ]
+    monkeypatch.undo()
+    assert entries == list(fmt.iter_logminer_index(bundle))
+    assert [entry.number for entry in entries][1499:1501] == [1500, 1503]
+
+
+@pytest.mark.parametrize(
+    ("lines", "error"),
+    [
+        ([_line(1), _line(2) + b" " + _line(3)], "logminer.jsonl:2: not a JSON object"),
+        (
+            [_line(1), b'{"SCN": 2, "XID": "1.2.3",', b'"OPERATION_CODE": 1, "RS_ID": "x"}'],
+            "logminer.jsonl:2: not a JSON object",
+        ),
+        (
+            [
+                _line(1),
+                _line(2) + b" " + _line(3),
+                b'{"SCN": 4, "XID": "1.2.3",',
+                b'"OPERATION_CODE": 1, "RS_ID": "x"}',
+            ],
+            "logminer.jsonl:2: not a JSON object",
+        ),
+    ],
+    ids=["two objects on a line", "an object over two lines", "as many objects as lines"],
+)
+def test_a_line_that_is_not_one_object_fails_on_its_line(
+    tmp_path: Path, lines: list[bytes], error: str
+) -> None:
+    """decode_lines alone reads each of these; in the last, it finds as many values as there
+    are lines."""
+    bundle = _write(tmp_path, lines, None)
+    with pytest.raises(BundleError, match=error):
+        list(fmt.logminer_index_blocks(bundle))
+
+
+@_COMPILED
+def test_jsonl_lines_finds_the_objects_lines() -> None:
+    compiled = implementation.compiled
+    assert compiled is not None
+    data = b'{"a": 1}\n\n \t\n{}\n'
+    assert compiled.jsonl_lines(data, 100, 7) == ([100, 113], [109, 116], [7, 10], 4)
+    assert compiled.jsonl_lines(memoryview(b"xx{}\n")[2:], 0, 1) == ([0], [3], [1], 1)
+    assert compiled.jsonl_lines(b"", 0, 1) == ([], [], [], 0)
+    for not_objects in [b" {}\n", b"{} \n", b"{}\r\n", b"[]\n", b"{}\n{", b"{"]:
+        assert compiled.jsonl_lines(not_objects, 0, 1) is None, not_objects
+
+
+def test_rows_out_of_scn_order_name_their_line_across_blocks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(fmt, "_BLOCK_BYTES", 200)
+    for position in (1, 2, 5, 11):  # the first line of a block, and inside one
+        lines = [_line(10 + scn) for scn in range(12)]
+        lines[position] = _line(5)
+        bundle = _write(tmp_path / str(position), lines, None)
+        with pytest.raises(BundleError, match=rf"logminer.jsonl:{position + 1}: .*SCN order"):
+            ReplaySource(bundle).current_scn()
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    rows=st.lists(
+        st.tuples(
+            st.sampled_from(["1.1.1", "2.2.2", "3.3.3", "4.4.4"]), st.sampled_from([1, 7, 36])
+        ),
+        min_size=1,
+        max_size=30,
+    ),
+    block_bytes=st.sampled_from([100, 250, 1 << 20]),
+)
+def test_open_transactions_over_blocks_are_those_of_the_rows(
+    tmp_path_factory: pytest.TempPathFactory, rows: list[tuple[str, int]], block_bytes: int
+) -> None:
+    """Each transaction's first SCN and first COMMIT / ROLLBACK (7, 36) SCN, gathered block by
+    block: the transactions open at an SCN are those begun and not yet ended by then."""
+    bundle = _write(
+        tmp_path_factory.mktemp("bundle"),
+        [_line(10 + n // 2, xid, code) for n, (xid, code) in enumerate(rows)],
+        None,
+    )
+    saved = fmt._BLOCK_BYTES
+    fmt._BLOCK_BYTES = block_bytes
+    try:
+        source = ReplaySource(bundle)
+        for at in range(9, 12 + len(rows) // 2):
+            begun: dict[str, int] = {}
+            ended: dict[str, int] = {}
+            for n, (xid, code) in enumerate(rows):
+                begun.setdefault(xid, 10 + n // 2)
+                if code in (7, 36):
+                    ended.setdefault(xid, 10 + n // 2)
+            open_at = [s for x, s in begun.items() if s <= at and ended.get(x, at + 1) > at]
+            assert source.open_transaction_start_scn(at) == (min(open_at) if open_at else None)
+    finally:
+        fmt._BLOCK_BYTES = saved
+
+
+@pytest.mark.parametrize("parser", ["compiled", "python"])
+def test_rows_out_of_order_before_a_malformed_line_are_told_first(
+    tmp_path: Path, parser: str
+) -> None:
+    """The lines read before the one that fails are checked as they were line by line."""
+    if parser == "compiled" and implementation.compiled is None:
+        pytest.skip("the C extension is not built")
+    bundle = _write(tmp_path, [_line(10), _line(5), b"{not json}"], None)
+    implementations = implementation.pure_python() if parser == "python" else nullcontext()
+    with implementations, pytest.raises(BundleError, match=r"logminer.jsonl:2: .*SCN order"):
+        ReplaySource(bundle).current_scn()
+
+
+def _state(source: ReplaySource) -> tuple[object, ...]:
+    return (
+        list(source._scns), list(source._offsets), list(source._lines),
+        sorted(source._first_scn.items()), sorted(source._end_scn.items()),
+        source._offset, source._next_line,
+    )  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    lines=st.lists(
+        st.one_of(
+            st.builds(lambda n: _line(n), st.integers(1, 3)),
+            st.builds(lambda n: _line(n) + b"\r", st.integers(4, 6)),
+            st.just(b""),
+            st.just(b"  "),
+        ),
+        min_size=1,
+        max_size=25,
+    ),
+    cuts=st.lists(st.integers(0, 10_000), max_size=8),
+    block_bytes=st.sampled_from([64, 1 << 20]),
+)
+def test_a_growing_file_is_indexed_as_if_read_at_once(
+    tmp_path_factory: pytest.TempPathFactory,
+    lines: list[bytes],
+    cuts: list[int],
+    block_bytes: int,
+) -> None:
+    """Written in pieces cut anywhere (after a line's "}" and before its newline too), read
+    after each piece: the index is the one a new source builds from the whole file."""
+    lines = sorted(lines, key=lambda line: json.loads(line)["SCN"] if line.strip() else 0)
+    data = b"".join(line + b"\n" for line in lines)
+    bundle = _write(tmp_path_factory.mktemp("bundle"), [], None)
+    path = bundle / fmt.LOGMINER_FILE
+    saved = fmt._BLOCK_BYTES
+    fmt._BLOCK_BYTES = block_bytes
+    try:
+        growing = ReplaySource(bundle)
+        for cut in [*sorted(c % (len(data) + 1) for c in cuts), len(data)]:
+            path.write_bytes(data[:cut])
+            growing.current_scn()
+        assert _state(growing) == _state(_loaded(ReplaySource(bundle)))
+    finally:
+        fmt._BLOCK_BYTES = saved
+
+
+def _loaded(source: ReplaySource) -> ReplaySource:
+    source.current_scn()
+    return source
+
+
+def test_a_line_read_before_its_newline_keeps_later_line_numbers(tmp_path: Path) -> None:
+    bundle = _write(tmp_path, [_line(1)], _line(2))
+    source = ReplaySource(bundle)
+    assert source.current_scn() == 2  # the last line decodes whole: indexed
+    with (bundle / fmt.LOGMINER_FILE).open("ab") as out:
+        out.write(b"\r\n" + _line(1) + b"\n")
+    with pytest.raises(BundleError, match=r"logminer.jsonl:3: rows are not in SCN order"):
+        source.current_scn()
