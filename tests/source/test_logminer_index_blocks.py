@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from extractor.errors import BundleError
 from extractor.parse import implementation
 from extractor.source.replay import bundle_format as fmt
+from extractor.source.replay import logminer_file
 from extractor.source.replay.replay_source import ReplaySource
 
 _COMPILED = pytest.mark.skipif(
@@ -72,10 +73,12 @@ def _outcome(entries: Iterator[object]) -> list[object] | str:
 
 def _from_blocks(bundle: Path, offset: int = 0, first_line: int = 1) -> list[object] | str:
     def entries() -> Iterator[object]:
-        for block in fmt.logminer_index_blocks(bundle, offset, first_line):
+        for block in logminer_file.logminer_index_blocks(bundle, offset, first_line):
             lengths = {len(field) for field in block}
             assert len(lengths) == 1 and lengths != {0}, block
-            yield from (fmt.LogMinerIndexEntry(*entry) for entry in zip(*block, strict=True))
+            yield from (
+                logminer_file.LogMinerIndexEntry(*entry) for entry in zip(*block, strict=True)
+            )
 
     return _outcome(entries())
 
@@ -109,15 +112,15 @@ def test_blocks_hold_the_reference_entries_or_its_error(
     bundle = _write(tmp_path_factory.mktemp("bundle"), lines, tail)
     offset = sum(len(line) + 1 for line in lines[:skip])  # read from a later line too
     first = min(skip, len(lines)) + 1
-    saved = fmt._BLOCK_BYTES
-    fmt._BLOCK_BYTES = block_bytes
+    saved = logminer_file._BLOCK_BYTES
+    logminer_file._BLOCK_BYTES = block_bytes
     try:
-        expected = _outcome(fmt.iter_logminer_index(bundle, offset, first))
+        expected = _outcome(logminer_file.iter_logminer_index(bundle, offset, first))
         assert _from_blocks(bundle, offset, first) == expected
         with implementation.pure_python():
             assert _from_blocks(bundle, offset, first) == expected
     finally:
-        fmt._BLOCK_BYTES = saved
+        logminer_file._BLOCK_BYTES = saved
 
 
 @_COMPILED
@@ -127,20 +130,22 @@ def test_well_formed_lines_are_decoded_a_block_at_a_time(
     """The fast path is taken, not the reference: the test above would pass without it."""
     lines = [_line(scn, f"1.{scn % 7}.3", 7 if scn % 3 == 0 else 1) for scn in range(1, 3001)]
     bundle = _write(tmp_path, [*lines[:1500], b"", b"  ", *lines[1500:]], None)
-    monkeypatch.setattr(fmt, "_BLOCK_BYTES", 20_000)
+    monkeypatch.setattr(logminer_file, "_BLOCK_BYTES", 20_000)
 
-    def no_reference(*args: object, **kwargs: object) -> Iterator[fmt.LogMinerIndexEntry]:
+    def no_reference(*args: object, **kwargs: object) -> Iterator[logminer_file.LogMinerIndexEntry]:
         raise AssertionError("read line by line")
 
-    blocks = list(fmt.logminer_index_blocks(bundle))
-    monkeypatch.setattr(fmt, "iter_logminer_index", no_reference)
-    assert list(fmt.logminer_index_blocks(bundle)) == blocks
+    blocks = list(logminer_file.logminer_index_blocks(bundle))
+    monkeypatch.setattr(logminer_file, "iter_logminer_index", no_reference)
+    assert list(logminer_file.logminer_index_blocks(bundle)) == blocks
     assert len(blocks) > 5
     entries = [
-        fmt.LogMinerIndexEntry(*entry) for block in blocks for entry in zip(*block, strict=True)
+        logminer_file.LogMinerIndexEntry(*entry)
+        for block in blocks
+        for entry in zip(*block, strict=True)
     ]
     monkeypatch.undo()
-    assert entries == list(fmt.iter_logminer_index(bundle))
+    assert entries == list(logminer_file.iter_logminer_index(bundle))
     assert [entry.number for entry in entries][1499:1501] == [1500, 1503]
 
 
@@ -171,7 +176,7 @@ def test_a_line_that_is_not_one_object_fails_on_its_line(
     are lines."""
     bundle = _write(tmp_path, lines, None)
     with pytest.raises(BundleError, match=error):
-        list(fmt.logminer_index_blocks(bundle))
+        list(logminer_file.logminer_index_blocks(bundle))
 
 
 @_COMPILED
@@ -189,7 +194,7 @@ def test_jsonl_lines_finds_the_objects_lines() -> None:
 def test_rows_out_of_scn_order_name_their_line_across_blocks(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(fmt, "_BLOCK_BYTES", 200)
+    monkeypatch.setattr(logminer_file, "_BLOCK_BYTES", 200)
     for position in (1, 2, 5, 11):  # the first line of a block, and inside one
         lines = [_line(10 + scn) for scn in range(12)]
         lines[position] = _line(5)
@@ -219,8 +224,8 @@ def test_open_transactions_over_blocks_are_those_of_the_rows(
         [_line(10 + n // 2, xid, code) for n, (xid, code) in enumerate(rows)],
         None,
     )
-    saved = fmt._BLOCK_BYTES
-    fmt._BLOCK_BYTES = block_bytes
+    saved = logminer_file._BLOCK_BYTES
+    logminer_file._BLOCK_BYTES = block_bytes
     try:
         source = ReplaySource(bundle)
         for at in range(9, 12 + len(rows) // 2):
@@ -233,7 +238,7 @@ def test_open_transactions_over_blocks_are_those_of_the_rows(
             open_at = [s for x, s in begun.items() if s <= at and ended.get(x, at + 1) > at]
             assert source.open_transaction_start_scn(at) == (min(open_at) if open_at else None)
     finally:
-        fmt._BLOCK_BYTES = saved
+        logminer_file._BLOCK_BYTES = saved
 
 
 @pytest.mark.parametrize("parser", ["compiled", "python"])
@@ -284,8 +289,8 @@ def test_a_growing_file_is_indexed_as_if_read_at_once(
     data = b"".join(line + b"\n" for line in lines)
     bundle = _write(tmp_path_factory.mktemp("bundle"), [], None)
     path = bundle / fmt.LOGMINER_FILE
-    saved = fmt._BLOCK_BYTES
-    fmt._BLOCK_BYTES = block_bytes
+    saved = logminer_file._BLOCK_BYTES
+    logminer_file._BLOCK_BYTES = block_bytes
     try:
         growing = ReplaySource(bundle)
         for cut in [*sorted(c % (len(data) + 1) for c in cuts), len(data)]:
@@ -293,7 +298,7 @@ def test_a_growing_file_is_indexed_as_if_read_at_once(
             growing.current_scn()
         assert _state(growing) == _state(_loaded(ReplaySource(bundle)))
     finally:
-        fmt._BLOCK_BYTES = saved
+        logminer_file._BLOCK_BYTES = saved
 
 
 def _loaded(source: ReplaySource) -> ReplaySource:

@@ -13,7 +13,7 @@ from extractor.errors import BundleError, MissingRedoLogError, SnapshotTooOldErr
 from extractor.logminer_row import LogMinerRow
 from extractor.sim.database import SimDatabase
 from extractor.sim.workload import WorkloadResult
-from extractor.source.replay import bundle_format as fmt
+from extractor.source.replay import logminer_file
 from extractor.source.replay.recorder import record_bundle
 from extractor.source.replay.replay_source import ReplaySource
 
@@ -247,8 +247,8 @@ def test_a_last_line_without_newline_is_indexed_only_once_it_decodes_whole(bundl
 def test_index_and_mined_rows_agree_line_for_line(bundle: Path) -> None:
     lines = (bundle / "logminer.jsonl").read_bytes()
     (bundle / "logminer.jsonl").write_bytes(lines + b"\n" + lines)  # a blank line between
-    index = list(fmt.iter_logminer_index(bundle))
-    mined = list(fmt.iter_logminer(bundle))
+    index = list(logminer_file.iter_logminer_index(bundle))
+    mined = list(logminer_file.iter_logminer(bundle))
     assert len(index) == len(mined) >= 2
     for entry, (number, start, end, row) in zip(index, mined, strict=True):
         assert (entry.number, entry.start, entry.end) == (number, start, end)
@@ -295,7 +295,7 @@ def test_growing_bundle_shows_appended_rows_to_the_same_source(bundle: Path) -> 
     source = ReplaySource(bundle)
     assert source.current_scn() == 1001
     later = LogMinerRow.from_json({**_INSERT, "SCN": 1005, "ROW_ID": "AAAS5GAAEAAAAJPAAC"})
-    fmt.append_logminer(bundle, [later])
+    logminer_file.append_logminer(bundle, [later])
     assert source.current_scn() == 1005
     with source.mine(1002, 1005, [source.table("HR", "EMPLOYEES")]) as rows:
         assert [r.scn for r in rows] == [1005]
@@ -366,8 +366,8 @@ def test_the_contract_decoder_and_the_tolerant_one_give_the_same_row(
 ) -> None:
     raw = {**_CONTRACT_LINE, **changes}
     line = json.dumps(raw).encode()
-    tolerant = fmt._logminer_row(Path("logminer.jsonl"), 1, json.loads(line))
-    fast = fmt._contract_row(line)
+    tolerant = logminer_file._logminer_row(Path("logminer.jsonl"), 1, json.loads(line))
+    fast = logminer_file._contract_row(line)
     assert fast is None or fast == tolerant
     assert next(iter(_mined_lines(line)))[3] == tolerant
 
@@ -377,7 +377,7 @@ def test_lines_outside_the_contract_are_refused_whichever_decoder_reads_first(
     changes: dict[str, object],
 ) -> None:
     raw = {**_CONTRACT_LINE, **changes}
-    assert fmt._contract_row(json.dumps(raw).encode()) is None
+    assert logminer_file._contract_row(json.dumps(raw).encode()) is None
     with pytest.raises(BundleError, match=r"logminer.jsonl:1: "):
         list(_mined_lines(json.dumps(raw).encode()))
 
@@ -387,7 +387,7 @@ def _mined_lines(line: bytes) -> list[tuple[int, int, int, LogMinerRow]]:
 
     with tempfile.TemporaryDirectory() as directory:
         (Path(directory) / "logminer.jsonl").write_bytes(line + b"\n")
-        return list(fmt.iter_logminer(Path(directory)))
+        return list(logminer_file.iter_logminer(Path(directory)))
 
 
 def test_lines_across_read_blocks_keep_their_numbers_and_offsets(
@@ -396,19 +396,19 @@ def test_lines_across_read_blocks_keep_their_numbers_and_offsets(
     path = bundle / "logminer.jsonl"
     one = path.read_bytes()
     path.write_bytes(one + b"\n  \n" + one * 3)  # blank lines are counted, not yielded
-    whole = list(fmt.iter_logminer(bundle))
-    monkeypatch.setattr(fmt, "_BLOCK_BYTES", 7)  # every line spans several blocks
-    assert list(fmt.iter_logminer(bundle)) == whole
+    whole = list(logminer_file.iter_logminer(bundle))
+    monkeypatch.setattr(logminer_file, "_BLOCK_BYTES", 7)  # every line spans several blocks
+    assert list(logminer_file.iter_logminer(bundle)) == whole
     data = path.read_bytes()
     lines = data.split(b"\n")
     for number, start, end, row in whole:
         assert data[start:end] == lines[number - 1] + b"\n"
-        assert row == fmt._logminer_row(path, number, json.loads(lines[number - 1]))
+        assert row == logminer_file._logminer_row(path, number, json.loads(lines[number - 1]))
     stop = whole[2][2]
-    assert list(fmt.iter_logminer(bundle, stop_offset=stop)) == whole[:3]
-    assert list(fmt.iter_logminer(bundle, whole[1][1], whole[1][0])) == whole[1:]
+    assert list(logminer_file.iter_logminer(bundle, stop_offset=stop)) == whole[:3]
+    assert list(logminer_file.iter_logminer(bundle, whole[1][1], whole[1][0])) == whole[1:]
 
 
 def test_the_contract_decoder_has_every_field_of_a_logminer_row() -> None:
     """A field added to LogMinerRow must be decoded by the fast path too."""
-    assert set(fmt._ContractRow.__struct_fields__) == set(LogMinerRow.__struct_fields__)
+    assert set(logminer_file._ContractRow.__struct_fields__) == set(LogMinerRow.__struct_fields__)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from extractor.sim.database import SimDatabase
 from extractor.source.replay import bundle_format as fmt
+from extractor.source.replay import logminer_file
 
 __all__ = ["record_bundle"]
 
@@ -40,7 +41,7 @@ def record_bundle(
     fmt.write_logs(out, entries)
     start = since_scn if since_scn is not None else _first_available_scn(entries)
     (out / fmt.LOGMINER_FILE).write_text("", encoding="utf-8")
-    fmt.append_logminer(out, db.logminer_contents(start, current))
+    logminer_file.append_logminer(out, db.logminer_contents(start, current))
     return out
 
 

@@ -45,6 +45,7 @@ from extractor.nls import NlsSettings
 from extractor.source.arrow_schema import snapshot_batch
 from extractor.source.base import RedoLogInUse, SnapshotPoint
 from extractor.source.replay import bundle_format as fmt
+from extractor.source.replay import logminer_file
 from extractor.source.rowid_order import rowid_sort_key
 
 # A bundle is not a database: each table's rows exist at its snapshot SCN only (so `oracdc
@@ -205,7 +206,7 @@ class ReplaySource:
             yield iter(())
             return
         stop = self._offsets[high] if high < len(self._offsets) else self._offset
-        lines = fmt.iter_logminer(
+        lines = logminer_file.iter_logminer(
             self._path, self._offsets[low], self._lines[low], stop_offset=stop
         )
         yield (row for _, _, _, row in lines if _selected(row, owners, names))
@@ -260,7 +261,7 @@ class ReplaySource:
         if size < self._file_size:  # rewritten, not appended: start over
             self._reset_index()
         self._skip_newline_of_a_line_read_without_it(path)
-        for block in fmt.logminer_index_blocks(self._path, self._offset, self._next_line):
+        for block in logminer_file.logminer_index_blocks(self._path, self._offset, self._next_line):
             scns = block.scns
             out_of_order = _first_out_of_order(self._scns[-1] if self._scns else None, scns)
             if out_of_order is not None:
