@@ -1,7 +1,8 @@
 """What a DDL row's SQL_REDO (the statement as issued) does to a replicated table: empty it
-(TRUNCATE TABLE, DROP TABLE), move its rows without DML (MOVE, SHRINK SPACE, partition
-maintenance, FLASHBACK TABLE) or rename it. Leading comments and blanks are skipped; plain
-identifiers are upper-cased and quoted ones kept, as Oracle reads them."""
+(TRUNCATE TABLE, DROP TABLE), move or change its rows without DML (MOVE, SHRINK SPACE,
+partition maintenance, FLASHBACK TABLE, ADD of a column with a DEFAULT) or rename it.
+Leading comments and blanks are skipped; plain identifiers are upper-cased and quoted ones
+kept, as Oracle reads them."""
 
 from __future__ import annotations
 
@@ -32,6 +33,27 @@ _ROW_MOVING_DDL = re.compile(
 # An identifier as Oracle reads it: quoted (kept as written) or plain (a letter, then letters,
 # digits, _ $ #; upper-cased).
 _IDENTIFIER = r'(?:"[^"]+"|[^\W\d_][\w$#]*)'
+
+# ALTER TABLE … ADD of columns (not of a constraint, partition or log group): with a DEFAULT,
+# Oracle (11g for NOT NULL columns, 12c for all) keeps the default as metadata and writes no
+# redo for the existing rows, which read it from then on; an identity column is filled in
+# the same way. Looked for in the statement's text without its comments and literals.
+_ALTER_TABLE = re.compile(r"alter\s+table\b", re.IGNORECASE)
+_ADD_COLUMNS = re.compile(
+    r"""\badd\b\s*+(?!(?:constraint|partition|subpartition|supplemental|primary|unique|foreign
+        |check|overflow|period)\b)""",
+    re.IGNORECASE | re.VERBOSE,
+)
+# Comments, q-quoted and quoted text, quoted identifiers: one pass, left to right, so that a
+# quote inside a comment (or a comment marker inside a string) is read as Oracle reads it.
+_NOT_KEYWORDS = re.compile(
+    r"""/\*.*?(?:\*/|\Z) | --[^\n]* | [nN]?[qQ]'(?:\[.*?\]|\{.*?\}|\(.*?\)|<.*?>|(\S).*?\1)'
+        | '(?:[^']|'')*' | "[^"]*" """,
+    re.DOTALL | re.VERBOSE,
+)
+# A DEFAULT that gives the rows a value (not DEFAULT NULL, DEFAULT '' or DEFAULT COLLATION),
+# or an identity column.
+_FILLS_ROWS = re.compile(r"\bdefault\b(?!\s*(?:null\b|''|collation\b))|\bidentity\b", re.IGNORECASE)
 _ALTER_TABLE_RENAME = re.compile(
     rf"alter\s+table\s+(?:({_IDENTIFIER})\s*\.\s*)?({_IDENTIFIER})\s+rename\s+to\s+"
     rf"(?:{_IDENTIFIER}\s*\.\s*)?({_IDENTIFIER})\Z",
@@ -54,8 +76,32 @@ def drops_table(sql_redo: str | None) -> bool:
 
 def is_row_moving(sql_redo: str | None) -> bool:
     """True for a statement after which the table's ROWIDs or rows are no longer what its
-    redo says: the replica can only be rebuilt by a new snapshot."""
-    return sql_redo is not None and _ROW_MOVING_DDL.match(_statement(sql_redo)) is not None
+    redo says: the replica can only be rebuilt by a new snapshot. Besides the DDL that moves
+    rows, ``ALTER TABLE … ADD`` of a column with a DEFAULT: the existing rows hold the default
+    with no redo of theirs."""
+    if sql_redo is None:
+        return False
+    statement = _statement(sql_redo)
+    return _ROW_MOVING_DDL.match(statement) is not None or _adds_column_with_default(statement)
+
+
+def _adds_column_with_default(statement: str) -> bool:
+    """True for ALTER TABLE with an ADD of columns one of which has a DEFAULT (or is an
+    identity column) after it. It errs towards True: a default add missed would leave the
+    existing rows NULL in the replica, a wrong one only costs a snapshot."""
+    if _ALTER_TABLE.match(statement) is None:
+        return False
+    keywords = _NOT_KEYWORDS.sub(_blanked, statement)
+    added = _ADD_COLUMNS.search(keywords)
+    return added is not None and _FILLS_ROWS.search(keywords, added.end()) is not None
+
+
+def _blanked(found: re.Match[str]) -> str:
+    """A comment or identifier as a blank; a literal as ``''`` when empty, else ``'x'``."""
+    text = found.group(0)
+    if text == "''":
+        return text
+    return "'x'" if text.endswith("'") else " "
 
 
 def table_rename(sql_redo: str | None, owner: str | None) -> tuple[str, str, str] | None:

@@ -39,6 +39,7 @@ from extractor.sim.logminer_rows import RedoEvent, renamed_rows, render_rows, un
 from extractor.sim.oracle_errors import raise_oracle_error
 from extractor.sim.oracle_types import column_type
 from extractor.sim.redo_logs import RedoLogCatalog, RedoLogFile
+from extractor.sim.redo_render import literal
 from extractor.sim.rowid import RowidAllocator
 from extractor.sim.server_settings import SimServerSettings
 from extractor.sim.transactions import SimTransaction
@@ -170,8 +171,13 @@ class SimDatabase:
         self._name_holders.setdefault(key, []).append((scn, state.object_id))
         self._record_ddl(table, create_table_sql(table), scn)
 
-    def add_column(self, owner: str, table: str, column: ColumnDef) -> None:
-        """ALTER TABLE ADD: existing rows get NULL; a DDL (code 5) row."""
+    def add_column(
+        self, owner: str, table: str, column: ColumnDef, *, default: object = None
+    ) -> None:
+        """ALTER TABLE ADD: one DDL (code 5) row. Without ``default`` existing rows get NULL.
+        With one, existing rows hold it from the DDL's SCN with no redo of theirs (Oracle's
+        metadata-only default, 11g for NOT NULL columns, 12c for all) and inserts that omit
+        the column store it; ORA-00054 while an open transaction holds a row of the table."""
         state = self._table_state(owner, table)
         current = state.definition
         if current.has_column(column.name) or column.name in state.dropped_columns:
@@ -182,13 +188,24 @@ class SimDatabase:
             column.name, column_id, column.data_type, column.data_length, column.data_precision,
             column.data_scale, column.nullable,
         )  # fmt: skip
+        stored_default = coerce_value(added, default)
+        if stored_default is not None and state.locks:
+            raise_oracle_error(
+                54, "resource busy and acquire with NOWAIT specified or timeout expired"
+            )
         new = TableDef(
             owner, table, (*current.columns, added), current.primary_key,
             current.supplemental_logging,
         )  # fmt: skip
         scn = self._next_scn()
         state.redefine(new, scn)
-        self._record_ddl(new, add_column_sql(new, added), scn)
+        default_sql = None
+        if stored_default is not None:
+            state.defaults[added.name] = stored_default
+            for rowid, row in list(state.latest.items()):
+                state.commit_version(rowid, {**row, added.name: stored_default}, scn)
+            default_sql = literal(added, stored_default, self.nls)
+        self._record_ddl(new, add_column_sql(new, added, default_sql), scn)
 
     def drop_column(self, owner: str, table: str, column: str) -> None:
         state = self._table_state(owner, table)
@@ -204,6 +221,7 @@ class SimDatabase:
         scn = self._next_scn()
         state.redefine(new, scn)
         state.dropped_columns.add(column)
+        state.defaults.pop(column, None)
         self._record_ddl(new, drop_column_sql(new, column), scn)
 
     def truncate_table(self, owner: str, table: str) -> int:

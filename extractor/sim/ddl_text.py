@@ -27,8 +27,13 @@ def create_table_sql(table: TableDef) -> str:
     return f'create table "{table.owner}"."{table.name}" ({", ".join(parts)});'
 
 
-def add_column_sql(table: TableDef, column: ColumnDef) -> str:
-    return f'alter table "{table.owner}"."{table.name}" add ({column_sql(column)});'
+def add_column_sql(table: TableDef, column: ColumnDef, default_sql: str | None = None) -> str:
+    """``ALTER TABLE … ADD (column)``; with ``default_sql``, ``DEFAULT <it>`` before any
+    NOT NULL, as Oracle's grammar orders them."""
+    null = "" if column.nullable else " NOT NULL"
+    default = "" if default_sql is None else f" default {default_sql}"
+    added = f'"{column.name}" {column_type_sql(column)}{default}{null}'
+    return f'alter table "{table.owner}"."{table.name}" add ({added});'
 
 
 def drop_column_sql(table: TableDef, column: str) -> str:

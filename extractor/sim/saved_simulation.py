@@ -41,7 +41,7 @@ LOG = logging.getLogger(__name__)
 
 DATABASE_FILE = "database.pickle"
 LOCK_FILE = "lock"
-_FORMAT = 2  # 2: SimDatabase keeps dropped tables
+_FORMAT = 3  # 3: VersionedTable.defaults (ADD COLUMN … DEFAULT)
 
 
 @dataclass

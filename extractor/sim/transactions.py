@@ -92,10 +92,11 @@ class SimTransaction:
     # -- DML -------------------------------------------------------------------------------
 
     def insert(self, owner: str, table: str, values: Mapping[str, object]) -> str:
-        """Insert one row; returns its ROWID. Omitted columns are NULL."""
+        """Insert one row; returns its ROWID. Omitted columns are NULL, or the default an
+        ``add_column`` gave them (then in the statement, as Oracle stores it)."""
         state = self._table(owner, table)
         definition = state.definition
-        stored = self._coerce(definition, values)
+        stored = {**state.defaults, **self._coerce(definition, values)}
         for column in definition.columns:
             if not column.nullable and stored.get(column.name) is None:
                 raise_oracle_error(

@@ -26,6 +26,7 @@ class VersionedTable:
         self._versions: dict[str, list[StoredRow | None]] = {}
         self.latest: dict[str, StoredRow] = {}  # committed live rows, by ROWID
         self.locks: dict[str, int] = {}  # ROWID -> id of the open transaction holding it
+        self.defaults: StoredRow = {}  # column -> the default of an ADD … DEFAULT (inserts)
         self.dropped_columns: set[str] = set()
         # Virtual columns: name -> (dictionary entry, value computed from the stored row).
         self.virtual: dict[str, tuple[ColumnDef, VirtualExpression]] = {}

@@ -52,6 +52,9 @@ class WorkloadSpec:
     long_value_ratio: float = 0.01
     interleave: int = 4  # most transactions open at once
     add_column_at: int | None = None  # transaction number at which ADD COLUMN runs
+    # the added column's DEFAULT: existing rows hold it with no redo (it then waits, as
+    # Oracle's DDL does, until no open transaction holds a row of the table)
+    added_column_default: str | None = None
     drop_column_at: int | None = None  # ... DROP COLUMN (last non-key column of table 1)
     open_at_end: int = 2
     max_statements: int = 4
@@ -156,6 +159,7 @@ class WorkloadRunner:
         self._names: list[str] = []
         self._active: list[_Open] = []
         self._drop_pending = False
+        self._add_pending = False
         self._created_scn: int | None = None  # SCN before the first table was created
 
     @property
@@ -196,6 +200,7 @@ class WorkloadRunner:
         spec, rng, names, active = self.spec, self.rng, self._names, self._active
         target = self.started + transactions
         while self.started < target or len(active) > spec.open_at_end:
+            self._try_pending_add()
             self._try_pending_drop()
             can_start = self.started < target and len(active) < spec.interleave
             if can_start and (not active or rng.random() < 0.5):
@@ -224,6 +229,7 @@ class WorkloadRunner:
         while self._active:
             for finished in self._finish(self._active[0]):
                 self._active.remove(finished)
+        self._try_pending_add()
         self._try_pending_drop()
         return self._result(first_scn, before)
 
@@ -248,7 +254,8 @@ class WorkloadRunner:
     def _before_start(self) -> None:
         spec = self.spec
         if spec.add_column_at is not None and self.started == spec.add_column_at:
-            self.db.add_column(spec.owner, self._names[0], ADDED_COLUMN)
+            self._add_pending = True
+            self._try_pending_add()
         if spec.drop_column_at is not None and self.started == spec.drop_column_at:
             self._drop_pending = True
             self._try_pending_drop()
@@ -330,15 +337,30 @@ class WorkloadRunner:
             for t, _ in current.claimed + current.inserted
         )
 
+    def _try_pending_add(self) -> None:
+        """ADD COLUMN; with a DEFAULT it needs the table free of open DML (ORA-00054,
+        retried), as DROP COLUMN does."""
+        if not self._add_pending:
+            return
+        default = self.spec.added_column_default
+        if default is not None and not self._first_table_free():
+            return
+        self.db.add_column(self.spec.owner, self._names[0], ADDED_COLUMN, default=default)
+        self._add_pending = False
+
+    def _first_table_free(self) -> bool:
+        """True when no open transaction has touched the first table."""
+        first = self._names[0]
+        return not any(
+            t == first for current in self._active for t, _ in current.claimed + current.inserted
+        )
+
     def _try_pending_drop(self) -> None:
         """DROP COLUMN needs the table free of open DML (Oracle: ORA-00054, retried): run
         it once no open transaction has touched the first table."""
-        if not self._drop_pending:
+        if not self._drop_pending or not self._first_table_free():
             return
         first = self._names[0]
-        for current in self._active:
-            if any(t == first for t, _ in current.claimed + current.inserted):
-                return
         table = self.db.table(self.spec.owner, first)
         droppable = [c.name for c in table.columns if c.name not in table.primary_key]
         if not droppable:

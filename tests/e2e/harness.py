@@ -190,6 +190,9 @@ def _workload(case: HarnessCase) -> tuple[SimDatabase, WorkloadRunner, bool]:
     # RAC seeds, half of them: transactions of two instances commit at one SCN (positions of
     # two redo threads at one SCN). Own random stream.
     one_scn = random.Random(f"one-scn-{case.seed}").choice((0.0, 0.1)) if threads > 1 else 0.0
+    # Half the seeds: the added column has a DEFAULT, which the rows that exist then hold with
+    # no redo (a re-snapshot). Own random stream.
+    added_default = random.Random(f"added-default-{case.seed}").choice((None, "the default"))
     spec = WorkloadSpec(
         tables=case.tables,
         seed=case.seed,
@@ -200,6 +203,7 @@ def _workload(case: HarnessCase) -> tuple[SimDatabase, WorkloadRunner, bool]:
         long_value_ratio=0.03,
         interleave=6,
         add_column_at=case.transactions_per_cycle + case.transactions_per_cycle // 2,
+        added_column_default=added_default,
         max_statements=5,
         key_shift_ratio=0.15,  # `set id = id + 1` and key swaps over several rows
         row_move_ratio=ddl_ratio,

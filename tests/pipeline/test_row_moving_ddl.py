@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from extractor.dictionary import ColumnDef
 from extractor.parse.ddl_statements import is_row_moving
 from tests.pipeline.test_extract_to_staging import (
     ITEMS,
@@ -38,6 +39,19 @@ from tests.pipeline.test_extract_to_staging import (
         "alter table app.sales truncate partition p1",
         "alter table app.sales coalesce partition",
         "flashback table app.notes to scn 123456",
+        # a column with a DEFAULT: the existing rows hold it with no redo
+        """alter table "APP"."ITEMS" add ("COLOR" VARCHAR2(10) default 'red');""",
+        "ALTER TABLE app.items ADD (c NUMBER DEFAULT 0 NOT NULL, d DATE)",
+        "alter table app.items add c number default on null 5",
+        "/* x */ alter table app.items add(c number default 1) ;",
+        "alter table t add (a varchar2(5) /* don't */ default 'x')",
+        "alter table t add (a varchar2(5) -- don't forget\n default 'x')",
+        "alter table t add (a varchar2(9) check (a <> q'[it's]'), b varchar2(3) default 'x')",
+        "alter table if exists t add (c number default 0)",
+        "alter table t /* c */ add (c number default 0)",
+        "alter table t modify (x number) add (c number default 0)",
+        "alter table t add (c varchar2(10) default 'NULL')",
+        "alter table t add (c number generated always as identity)",  # filled in too
     ],
 )
 def test_row_moving_ddl_is_recognised(statement: str) -> None:
@@ -53,6 +67,15 @@ def test_row_moving_ddl_is_recognised(statement: str) -> None:
         "truncate table app.notes",  # a reset marker of its own, no new snapshot needed
         "alter table app.notes modify (txt varchar2(200))",
         "create table app.move (id number)",
+        "alter table app.notes modify (txt default 'x')",  # future inserts only
+        "alter table app.items add (c varchar2(20) check (c <> 'default x'))",
+        'alter table app.items add ("DEFAULT" number)',
+        "alter table app.items add partition p values (default)",
+        "alter table app.items add constraint c check (x = 'default')",
+        "alter table t add (c varchar2(10) default null)",  # the rows stay NULL
+        "alter table t add (c varchar2(10) default '')",
+        "alter table t add (c number /* default 0 */)",
+        "alter table t add (c number) default collation binary",
         None,
     ],
 )
@@ -121,3 +144,25 @@ def test_every_snapshot_ends_with_a_reset_marker_at_its_scn(spark: Any, tmp_path
         assert marker["_xid"] is None and marker["_row_id"] is None and marker["_present"] == []
         snapshot_batches = {r["_batch_id"] for r in rows if r["_op"] == "r"}
         assert marker["_batch_id"] > max(snapshot_batches)
+
+
+@pytest.mark.spark
+def test_a_column_added_with_a_default_is_snapshotted_again_with_it(
+    spark: Any, tmp_path: Path
+) -> None:
+    """Oracle writes no redo for the rows that exist when a column with a DEFAULT is added
+    (a metadata-only default): their replica rows get the value from a new snapshot."""
+    config = make_config(tmp_path, "t_add_default")
+    db, open_before = seed_database()
+    open_before.rollback()
+    run_cycle(spark, config, db, lambda e: e.snapshot())
+    db.add_column("APP", "ITEMS", ColumnDef("COLOR", 0, "VARCHAR2", 10), default="red")
+    later = db.begin()
+    later.insert("APP", "ITEMS", {"ID": 9, "NAME": "takes the default", "QTY": 1})
+    later.update("APP", "ITEMS", lambda r: r["ID"] == 1, {"QTY": 7})
+    later.commit()
+    assert {r["COLOR"] for r in db.truth("APP", "ITEMS", db.current_scn())} == {"red"}
+    run_cycle(spark, config, db, lambda e: e.stream_once())
+    run_cycle(spark, config, db, lambda e: e.snapshot())
+    result = run_cycle(spark, config, db, lambda e: e.stream_once())
+    assert_staging_matches_truth(spark, config, db, result.mined_to_scn)

@@ -118,6 +118,40 @@ def test_ddl_add_column_is_a_code_5_row_as_issued(db: SimDatabase) -> None:
     assert db.table("O", "T").column("NOTE").column_id == 2
 
 
+def test_a_column_added_with_a_default_fills_existing_rows_without_redo(
+    db: SimDatabase,
+) -> None:
+    import pytest
+
+    from extractor.dictionary import ColumnDef
+    from extractor.sim.oracle_errors import SimOracleError
+
+    db.create_table(one_table())
+    txn = db.begin()
+    txn.insert("O", "T", {"ID": 1})
+    txn.insert("O", "T", {"ID": 2})
+    txn.commit()
+    holder = db.begin()
+    holder.update("O", "T", lambda r: r["ID"] == 2, {"ID": 2})
+    added = ColumnDef("NOTE", 0, "VARCHAR2", 30)
+    with pytest.raises(SimOracleError, match="ORA-00054"):  # a row is held: DDL waits
+        db.add_column("O", "T", added, default="n/a")
+    holder.rollback()
+    before, dml_before = db.current_scn(), len(_dml(db))
+    db.add_column("O", "T", added, default="n/a")
+    ddl = [r for r in _rows(db) if r.operation_code == 5]
+    assert ddl[-1].sql_redo == """alter table "O"."T" add ("NOTE" VARCHAR2(30) default 'n/a');"""
+    assert len(_dml(db)) == dml_before  # no redo for the rows that hold the default
+    assert [r.get("NOTE") for r in db.truth("O", "T", before)] == [None, None]
+    assert [r["NOTE"] for r in db.truth("O", "T", db.current_scn())] == ["n/a", "n/a"]
+    later = db.begin()
+    later.insert("O", "T", {"ID": 3})  # omits the column: stores the default
+    later.insert("O", "T", {"ID": 4, "NOTE": None})  # an explicit NULL stays NULL
+    later.commit()
+    assert [r["NOTE"] for r in db.truth("O", "T", db.current_scn())] == ["n/a", "n/a", "n/a", None]
+    assert "'n/a'" in _dml(db)[-2].sql_redo
+
+
 def test_rows_come_in_scn_order(db: SimDatabase) -> None:
     db.create_table(one_table())
     first, second = db.begin(), db.begin()
