@@ -17,13 +17,18 @@ _DROP_TABLE = re.compile(r"drop\s+table(?=[\s\"])", re.IGNORECASE)
 
 # DDL that gives rows new ROWIDs, or changes rows, with no DML in the redo: a table MOVE or
 # SHRINK SPACE, partition maintenance (move, split, merge, coalesce, exchange, drop, truncate
-# of a (sub)partition) and FLASHBACK TABLE. The table is snapshotted again after it.
+# of a (sub)partition; SHRINK SPACE of a partition, COALESCE or ADD of a (hash) subpartition
+# in one, a table partitioned anew by MODIFY PARTITION BY) and FLASHBACK TABLE. The table is
+# snapshotted again after it.
 _ROW_MOVING_DDL = re.compile(
     r"""(?:
         alter\s+table\s+(?:"[^"]+"|[^\s."]+)(?:\s*\.\s*(?:"[^"]+"|[^\s."]+))?\s+(?:
             move\b
             | shrink\s+space\b
             | (?:move|split|merge|coalesce|exchange|drop|truncate)\s+(?:sub)?partitions?\b
+            | modify\s+(?:sub)?partition\s+(?:"[^"]+"|[^\s"]+)\s+
+                (?:shrink\s+space|coalesce\s+subpartition|add\s+subpartition)\b
+            | modify\s+partition\s+by\b
         )
         | flashback\s+table\s
     )""",

@@ -296,15 +296,18 @@ class SimDatabase:
         """DDL that gives rows new ROWIDs without any DML in redo, at one SCN: ``move``
         (``ALTER TABLE … MOVE``: a new segment, a new data object id) or ``shrink``
         (``ALTER TABLE … SHRINK SPACE``: rows compacted to the start of the segment, so a new
-        ROWID may be one a deleted row had). One DDL row (code 5) committed by itself;
-        ORA-00054 while an open transaction holds a row. Returns old ROWID -> new ROWID."""
+        ROWID may be one a deleted row had); ``shrink partition``, ``coalesce subpartition``
+        and ``partition by`` are the partition maintenance that does the same (the table
+        taken as one partition: ``row_moving_sql``), the first compacting, the others moving.
+        One DDL row (code 5) committed by itself; ORA-00054 while an open transaction holds
+        a row. Returns old ROWID -> new ROWID."""
         state = self._table_state(owner, table)
         if state.locks:
             raise_oracle_error(
                 54, "resource busy and acquire with NOWAIT specified or timeout expired"
             )
         scn = self._next_scn()
-        if operation == "move":
+        if operation not in ("shrink", "shrink partition"):
             state.data_object_id = self._next_object_id
             self._next_object_id += 2
         state.rowids = RowidAllocator(state.data_object_id, file_no=4 + state.data_object_id % 8)

@@ -55,12 +55,25 @@ def rename_table_sql(table: TableDef, new_name: str) -> str:
     return f'alter table "{table.owner}"."{table.name}" rename to "{new_name}";'
 
 
-RowMovingDdl = Literal["move", "shrink"]
+# Rows compacted in their segment ("shrink", "shrink partition"), or moved to a new one.
+RowMovingDdl = Literal[
+    "move", "shrink", "shrink partition", "coalesce subpartition", "partition by"
+]
+_ROW_MOVING_CLAUSES: dict[str, str] = {
+    "move": "move",
+    "shrink": "shrink space",
+    "shrink partition": 'modify partition "P1" shrink space',
+    "coalesce subpartition": 'modify partition "P1" coalesce subpartition',
+    "partition by": "modify partition by hash ({column}) partitions 2 online",
+}
 
 
 def row_moving_sql(table: TableDef, operation: RowMovingDdl) -> str:
-    """ALTER TABLE … MOVE / SHRINK SPACE as issued (LogMiner shows DDL as issued)."""
-    clause = "move" if operation == "move" else "shrink space"
+    """ALTER TABLE … MOVE, SHRINK SPACE and the partition maintenance that moves rows, as
+    issued (LogMiner shows DDL as issued); the partition forms as if the table were one
+    partition "P1" of a partitioned table."""
+    first = table.primary_key[0] if table.primary_key else table.columns[0].name
+    clause = _ROW_MOVING_CLAUSES[operation].format(column=f'"{first}"')
     return f'alter table "{table.owner}"."{table.name}" {clause};'
 
 

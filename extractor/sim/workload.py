@@ -141,6 +141,7 @@ class WorkloadRunner:
         self.db = db
         self.spec = spec
         self.rng = random.Random(spec.seed)
+        self._ddl_forms = random.Random(f"ddl-forms-{spec.seed}")
         self.values = ValueGenerator(self.rng, long_value_ratio=spec.long_value_ratio)
         self.live: dict[str, _Live] = {}
         self.next_key: dict[str, int] = {}
@@ -323,6 +324,11 @@ class WorkloadRunner:
         if self._touched_by_open(table_name):
             return
         operation: RowMovingDdl = self.rng.choice(("move", "shrink"))
+        # which statement of its kind: its own random stream, so the workload's is unchanged
+        if operation == "move":
+            operation = self._ddl_forms.choice(("move", "coalesce subpartition", "partition by"))
+        else:
+            operation = self._ddl_forms.choice(("shrink", "shrink partition"))
         moved = self.db.move_rows(self.spec.owner, table_name, operation)
         live = _Live()
         for rowid in self.live[table_name].rowids:

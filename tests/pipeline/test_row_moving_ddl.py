@@ -39,6 +39,11 @@ from tests.pipeline.test_extract_to_staging import (
         "alter table app.sales truncate partition p1",
         "alter table app.sales coalesce partition",
         "flashback table app.notes to scn 123456",
+        "alter table app.sales modify partition p1 shrink space",
+        "ALTER TABLE APP.SALES MODIFY SUBPARTITION S1 SHRINK SPACE CASCADE",
+        'alter table app.sales modify partition "p 1" coalesce subpartition',
+        "alter table app.sales modify partition p1 add subpartition s9",  # hash: rows move
+        "alter table app.sales modify partition by hash (id) partitions 4 online",
         # a column with a DEFAULT: the existing rows hold it with no redo
         """alter table "APP"."ITEMS" add ("COLOR" VARCHAR2(10) default 'red');""",
         "ALTER TABLE app.items ADD (c NUMBER DEFAULT 0 NOT NULL, d DATE)",
@@ -66,6 +71,9 @@ def test_row_moving_ddl_is_recognised(statement: str) -> None:
         'alter table "APP"."MOVE" add ("X" number)',
         "truncate table app.notes",  # a reset marker of its own, no new snapshot needed
         "alter table app.notes modify (txt varchar2(200))",
+        "alter table app.sales modify partition p1 add values (5)",
+        "alter table app.sales modify partition p1 nologging",
+        "alter table app.sales add partition p9 values less than (100)",
         "create table app.move (id number)",
         "alter table app.notes modify (txt default 'x')",  # future inserts only
         "alter table app.items add (c varchar2(20) check (c <> 'default x'))",

@@ -28,14 +28,25 @@ def _by_id(db: SimDatabase, scn: int) -> dict[object, str]:
     return {row["ID"]: str(row["ROWID"]) for row in db.truth("O", "T", scn)}
 
 
-@pytest.mark.parametrize(("operation", "clause"), [("move", "move"), ("shrink", "shrink space")])
+@pytest.mark.parametrize(
+    ("operation", "clause"),
+    [
+        ("move", "move"),
+        ("shrink", "shrink space"),
+        ("shrink partition", 'modify partition "P1" shrink space'),
+        ("coalesce subpartition", 'modify partition "P1" coalesce subpartition'),
+        ("partition by", 'modify partition by hash ("ID") partitions 2 online'),
+    ],
+)
 def test_every_row_gets_a_new_rowid_at_one_scn_with_one_ddl_row(
     operation: str, clause: str
 ) -> None:
     db = _seeded()
     before_scn = db.current_scn()
     before = _by_id(db, before_scn)
-    if operation == "shrink":  # free the first slots so that compaction moves rows into them
+    if operation.startswith(
+        "shrink"
+    ):  # free the first slots so that compaction moves rows into them
         txn = db.begin()
         txn.delete("O", "T", [before[0], before[1]])
         txn.commit()
@@ -76,4 +87,8 @@ def test_the_workload_moves_rows_and_keeps_going_on_the_new_rowids() -> None:
         for r in db.logminer_contents(1, db.current_scn())
         if r.operation_code == OperationCode.DDL
     ]
-    assert sum(1 for s in ddl if " move;" in s or " shrink space;" in s) == runner.row_moves
+    clauses = (" move;", " shrink space;", " coalesce subpartition;", " online;")
+    assert sum(1 for s in ddl if s.endswith(clauses)) == runner.row_moves
+    assert {s.split('" ', 1)[1] for s in ddl if s.endswith(clauses)} >= {
+        "move;", "shrink space;", 'modify partition "P1" shrink space;'
+    }  # fmt: skip
