@@ -349,22 +349,15 @@ class WorkloadRunner:
         if not self._add_pending:
             return
         default = self.spec.added_column_default
-        if default is not None and not self._first_table_free():
+        if default is not None and self._touched_by_open(self._names[0]):
             return
         self.db.add_column(self.spec.owner, self._names[0], ADDED_COLUMN, default=default)
         self._add_pending = False
 
-    def _first_table_free(self) -> bool:
-        """True when no open transaction has touched the first table."""
-        first = self._names[0]
-        return not any(
-            t == first for current in self._active for t, _ in current.claimed + current.inserted
-        )
-
     def _try_pending_drop(self) -> None:
         """DROP COLUMN needs the table free of open DML (Oracle: ORA-00054, retried): run
         it once no open transaction has touched the first table."""
-        if not self._drop_pending or not self._first_table_free():
+        if not self._drop_pending or self._touched_by_open(self._names[0]):
             return
         first = self._names[0]
         table = self.db.table(self.spec.owner, first)
