@@ -152,6 +152,8 @@ class SimCursor:
             queries.normalise(queries.MINABLE_SCN): self._minable_scn,
             queries.normalise(queries.SERVER_UTC_OFFSET): self._server_utc_offset,
             queries.normalise(queries.DATABASE_INFO): self._database_info,
+            queries.normalise(queries.FORCE_LOGGING): self._force_logging,
+            queries.normalise(queries.NOLOGGING_SEGMENTS): self._nologging_segments,
             queries.normalise(queries.OPEN_TRANSACTIONS_START_SCN): self._open_transactions,
             queries.normalise(queries.REDO_THREADS): self._redo_threads,
             queries.normalise(queries.LIST_TABLES): self._list_tables,
@@ -295,6 +297,15 @@ class SimCursor:
         return [
             (self.db.database_name, server.log_mode, server.supplemental_log_data_min, "NO", "NO")
         ]
+
+    def _force_logging(self, binds: Mapping[str, Any]) -> list[Row]:
+        return [(self.db.server.force_logging,)]
+
+    def _nologging_segments(self, binds: Mapping[str, Any]) -> list[Row]:
+        if not self.connection.sees_tables():
+            return []
+        name = f"{binds['owner']}.{binds['table_name']}"
+        return [(segment,) for segment in self.db.server.nologging.get(name, ())]
 
     def _set_container(self, name: str) -> None:
         server = self.db.server

@@ -43,6 +43,9 @@ class SimServerSettings:
     revoked: set[str] = field(default_factory=set)
     # TEMP space: a query that sorts more rows fails with ORA-01652 (None: unlimited).
     temp_sort_limit_rows: int | None = None
+    force_logging: str = "YES"  # V$DATABASE.FORCE_LOGGING
+    # "OWNER.TABLE" -> its segments marked NOLOGGING, as NOLOGGING_SEGMENTS names them
+    nologging: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def session_privileges(self) -> list[str]:
         return [p for p in GRANTED_PRIVILEGES if p not in self.revoked]

@@ -277,3 +277,49 @@ def test_per_pdb_mining_needs_no_log_catalog_grant() -> None:
     outcomes = _checks(db)  # a session in the PDB, 19c: START_LOGMNR picks the logs
     assert _not_ok(outcomes) == {}
     assert "grant V$LOG" not in outcomes and "grant V$THREAD" in outcomes
+
+
+def test_without_force_logging_nologging_segments_of_replicated_tables_warn() -> None:
+    """A direct-path load into a NOLOGGING segment writes no row redo: LogMiner never sees
+    those rows. FORCE LOGGING overrides the attribute; without it each such table warns."""
+    db = _database()
+    db.server.nologging["O.ALL_LOGGED"] = ("TABLE", "LOB DOC")
+    db.server.nologging["O.PK_LOGGED"] = ("PARTITION P1",)
+    ready = _checks(db, (ALL_LOGGED, PK_LOGGED))
+    assert ready["force logging"].status == "ok"  # FORCE LOGGING: the attributes do not matter
+    assert not any(name.startswith("redo logging") for name in ready)
+    db.server.force_logging = "NO"
+    outcomes = _checks(db, (ALL_LOGGED, PK_LOGGED))
+    table = outcomes["redo logging O.ALL_LOGGED"]
+    assert table.status == "warning"
+    assert "NOLOGGING TABLE, LOB DOC" in table.found and "direct-path" in table.found
+    assert table.fix is not None and 'ALTER TABLE "O"."ALL_LOGGED" LOGGING' in table.fix
+    assert "PARTITION P1" in outcomes["redo logging O.PK_LOGGED"].found
+    database = outcomes["force logging"]
+    assert (database.status, database.fix) == ("warning", "ALTER DATABASE FORCE LOGGING;")
+    assert database.found.startswith("NO: 2 of 2 replicated tables")
+    db.server.nologging.clear()
+    logged = _checks(db, (ALL_LOGGED, PK_LOGGED))
+    assert logged["force logging"].status == "ok" and "LOGGING now" in logged["force logging"].found
+    assert not any(name.startswith("redo logging") for name in logged)
+
+
+def test_nologging_segments_are_read_where_the_tables_are() -> None:
+    """A root session reads the segments in the PDB (the catalog connection), as the snapshot
+    probes are read."""
+    db = _database()
+    db.server.cdb = True
+    db.server.container_name = "CDB$ROOT"
+    db.server.container_data_all = True
+    db.server.force_logging = "NO"
+    db.server.nologging["O.ALL_LOGGED"] = ("TABLE",)
+    root = SimConnection(db)
+    catalog = SimConnection(db)
+    catalog.cursor().execute("ALTER SESSION SET CONTAINER = ORCLPDB1")
+    outcomes = run_checks(
+        root, "C##CDC", [ALL_LOGGED], db.current_scn(), catalog_connection=catalog,
+        pdb="ORCLPDB1",
+    )  # fmt: skip
+    assert {o.name: o.status for o in outcomes}["redo logging O.ALL_LOGGED"] == "warning"
+    in_root = run_checks(root, "C##CDC", [ALL_LOGGED], db.current_scn(), pdb="ORCLPDB1")
+    assert "redo logging O.ALL_LOGGED" not in {o.name for o in in_root}  # not seen there

@@ -13,7 +13,9 @@ Each check reads one fact and says what to run when it is not as capture needs i
   yet) when it is readable, the LOGMINING system privilege is in ``SESSION_PRIVS``, and
   ``SYS.DBMS_LOGMNR`` is in ``ALL_OBJECTS`` only when it may be executed;
 - per replicated table: a flashback read (``AS OF SCN``, ``WHERE 1 = 0``: nothing is read)
-  and its supplemental logging level, with what a level below ALL means for its replica key.
+  and its supplemental logging level, with what a level below ALL means for its replica key;
+- FORCE LOGGING, and without it each replicated table's segments marked NOLOGGING: a
+  direct-path load into one writes its rows with no redo, which LogMiner cannot see.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ PROBED_VIEWS: tuple[tuple[str, str], ...] = (
 LOG_CATALOG_VIEWS = frozenset({"V$LOG", "V$LOGFILE", "V$ARCHIVED_LOG", "V$ARCHIVE_DEST_STATUS"})
 _NO_ACCESS = frozenset({"ORA-00942", "ORA-01031"})
 _LOGMINER_NOT_STARTED = "ORA-01306"
+_PROBE_FIX = "look the Oracle error up; rerun oracdc check"
 
 
 @dataclass(frozen=True)
@@ -97,6 +100,7 @@ def run_checks(
     for table in tables:
         outcomes.append(_flashback_grant(catalog, user, table, current_scn))
         outcomes.append(table_logging(table))
+    outcomes += _redo_logging(connection, catalog, user, tables)
     return outcomes
 
 
@@ -121,6 +125,52 @@ def table_logging(table: TableDef) -> CheckOutcome:
     else:
         found = f"{level}: no primary key, replica keyed by ROWID; partial update images"
     return CheckOutcome(name, "warning", found, fix)
+
+
+def _redo_logging(
+    connection: Any, catalog: Any, user: str, tables: Sequence[TableDef]
+) -> list[CheckOutcome]:
+    """FORCE LOGGING (V$DATABASE); without it, a warning per replicated table with segments
+    marked NOLOGGING (read in the tables' container): a direct-path load into one
+    (INSERT /*+ APPEND */, SQL*Loader direct path) writes its rows with no redo, LogMiner
+    never sees them (OCI-26767), and their replica rows are missing with no error."""
+    name = "force logging"
+    fix = "ALTER DATABASE FORCE LOGGING;"
+    try:
+        force = str(_fetch_one(connection, queries.FORCE_LOGGING)[0])
+    except _ProbeError as error:
+        return [_refused(name, error, f"GRANT SELECT ON V_$DATABASE TO {user};")]
+    if force == "YES":
+        return [CheckOutcome(name, "ok", "YES: every change is in the redo")]
+    warnings = []
+    for table in tables:
+        table_name = f"redo logging {table.qualified_name}"
+        binds: dict[str, object] = {"owner": table.owner, "table_name": table.name}
+        try:
+            segments = [
+                str(row[0]) for row in _fetch_all(catalog, queries.NOLOGGING_SEGMENTS, binds)
+            ]
+        except _ProbeError as error:
+            warnings.append(
+                CheckOutcome(table_name, "warning", f"{error.code}: {error}", _PROBE_FIX)
+            )
+            continue
+        if segments:
+            quoted = queries.qualified_name(table.owner, table.name)
+            found = (
+                f"NOLOGGING {', '.join(segments)}: rows a direct-path load (INSERT /*+ APPEND */, "
+                "SQL*Loader direct path) writes there have no redo and never reach the replica"
+            )
+            table_fix = f"{fix} (or ALTER TABLE {quoted} LOGGING, and its partitions and LOBs)"
+            warnings.append(CheckOutcome(table_name, "warning", found, table_fix))
+    found = (
+        f"{force}: {len(warnings)} of {len(tables)} replicated tables have NOLOGGING segments"
+        if warnings
+        else f"{force}: every replicated table is LOGGING now; a table made NOLOGGING later "
+        "is not seen until the next check"
+    )
+    status: CheckStatus = "warning" if warnings else "ok"
+    return [CheckOutcome(name, status, found, fix if warnings else None), *warnings]
 
 
 # -- database-wide checks ---------------------------------------------------------------------
@@ -276,7 +326,7 @@ def _flashback_grant(connection: Any, user: str, table: TableDef, current_scn: i
 
 def _refused(name: str, error: _ProbeError, grant: str) -> CheckOutcome:
     """A probe that failed: the grant when the error means no access, else the error itself."""
-    fix = grant if error.code in _NO_ACCESS else "look the Oracle error up; rerun oracdc check"
+    fix = grant if error.code in _NO_ACCESS else _PROBE_FIX
     return CheckOutcome(name, "failed", f"{error.code}: {error}", fix)
 
 

@@ -34,6 +34,24 @@ DATABASE_INFO: Final = (
     "SUPPLEMENTAL_LOG_DATA_ALL FROM V$DATABASE"
 )
 
+# FORCE LOGGING: every change is logged, whatever the objects' NOLOGGING attributes say.
+FORCE_LOGGING: Final = "SELECT FORCE_LOGGING FROM V$DATABASE"
+
+# A table's segments marked NOLOGGING: the table, its (sub)partitions and LOB segments. A
+# direct-path load into one (INSERT /*+ APPEND */, SQL*Loader direct path) writes its rows
+# with no redo unless the database or the tablespace is in FORCE LOGGING, so LogMiner never
+# sees them (OCI-26767).
+NOLOGGING_SEGMENTS: Final = (
+    "SELECT 'TABLE' FROM ALL_TABLES "
+    "WHERE OWNER = :owner AND TABLE_NAME = :table_name AND LOGGING = 'NO' "
+    "UNION ALL SELECT 'PARTITION ' || PARTITION_NAME FROM ALL_TAB_PARTITIONS "
+    "WHERE TABLE_OWNER = :owner AND TABLE_NAME = :table_name AND LOGGING = 'NO' "
+    "UNION ALL SELECT 'SUBPARTITION ' || SUBPARTITION_NAME FROM ALL_TAB_SUBPARTITIONS "
+    "WHERE TABLE_OWNER = :owner AND TABLE_NAME = :table_name AND LOGGING = 'NO' "
+    "UNION ALL SELECT 'LOB ' || COLUMN_NAME FROM ALL_LOBS "
+    "WHERE OWNER = :owner AND TABLE_NAME = :table_name AND LOGGING = 'NO'"
+)
+
 # Smallest START_SCN of the transactions open now that started at or before :at_scn, on
 # every instance: V$TRANSACTION lists only the local instance's transactions on RAC.
 OPEN_TRANSACTIONS_START_SCN: Final = (
@@ -312,6 +330,8 @@ STATEMENTS: Final[dict[str, str]] = {
     "MINABLE_SCN": MINABLE_SCN,
     "SERVER_UTC_OFFSET": SERVER_UTC_OFFSET,
     "DATABASE_INFO": DATABASE_INFO,
+    "FORCE_LOGGING": FORCE_LOGGING,
+    "NOLOGGING_SEGMENTS": NOLOGGING_SEGMENTS,
     "OPEN_TRANSACTIONS_START_SCN": OPEN_TRANSACTIONS_START_SCN,
     "REDO_THREADS": REDO_THREADS,
     "LIST_TABLES": LIST_TABLES,
