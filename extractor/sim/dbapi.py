@@ -299,6 +299,10 @@ class SimCursor:
         ]
 
     def _force_logging(self, binds: Mapping[str, Any]) -> list[Row]:
+        """Read only by the pre-flight check: ORA-00942 when ``server.revoked`` holds
+        V$DATABASE."""
+        if "V$DATABASE" in self.db.server.revoked:
+            raise_oracle_error(942, "table or view does not exist")
         return [(self.db.server.force_logging,)]
 
     def _nologging_segments(self, binds: Mapping[str, Any]) -> list[Row]:

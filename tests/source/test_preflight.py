@@ -297,7 +297,15 @@ def test_without_force_logging_nologging_segments_of_replicated_tables_warn() ->
     assert "PARTITION P1" in outcomes["redo logging O.PK_LOGGED"].found
     database = outcomes["force logging"]
     assert (database.status, database.fix) == ("warning", "ALTER DATABASE FORCE LOGGING;")
-    assert database.found.startswith("NO: 2 of 2 replicated tables")
+    assert (
+        database.found
+        == "NO: 2 of 2 replicated tables have NOLOGGING segments, 0 could not be read"
+    )
+    # 18c+: loads under a STANDBY NOLOGGING mode skip the primary's redo too
+    db.server.force_logging = "STANDBY NOLOGGING FOR LOAD PERFORMANCE"
+    standby = _checks(db, (ALL_LOGGED, PK_LOGGED))
+    assert standby["redo logging O.ALL_LOGGED"].status == "warning"
+    db.server.force_logging = "NO"
     db.server.nologging.clear()
     logged = _checks(db, (ALL_LOGGED, PK_LOGGED))
     assert logged["force logging"].status == "ok" and "LOGGING now" in logged["force logging"].found
@@ -323,3 +331,11 @@ def test_nologging_segments_are_read_where_the_tables_are() -> None:
     assert {o.name: o.status for o in outcomes}["redo logging O.ALL_LOGGED"] == "warning"
     in_root = run_checks(root, "C##CDC", [ALL_LOGGED], db.current_scn(), pdb="ORCLPDB1")
     assert "redo logging O.ALL_LOGGED" not in {o.name for o in in_root}  # not seen there
+
+
+def test_an_unreadable_force_logging_warns_and_does_not_stop_sync() -> None:
+    db = _database()
+    db.server.revoked.add("V$DATABASE")
+    outcome = _checks(db)["force logging"]
+    assert outcome.status == "warning"  # the database settings check fails on its own
+    assert outcome.fix == "GRANT SELECT ON V_$DATABASE TO C##CDC;"

@@ -138,11 +138,15 @@ def _redo_logging(
     fix = "ALTER DATABASE FORCE LOGGING;"
     try:
         force = str(_fetch_one(connection, queries.FORCE_LOGGING)[0])
-    except _ProbeError as error:
-        return [_refused(name, error, f"GRANT SELECT ON V_$DATABASE TO {user};")]
+    except _ProbeError as error:  # V$DATABASE unreadable: its own check fails already
+        grant = f"GRANT SELECT ON V_$DATABASE TO {user};"
+        fix = grant if error.code in _NO_ACCESS else _PROBE_FIX
+        return [CheckOutcome(name, "warning", f"{error.code}: {error}", fix)]
     if force == "YES":
         return [CheckOutcome(name, "ok", "YES: every change is in the redo")]
+    # NO, or one of the STANDBY NOLOGGING modes (18c+), whose loads skip the primary's redo
     warnings = []
+    nologging_tables = 0
     for table in tables:
         table_name = f"redo logging {table.qualified_name}"
         binds: dict[str, object] = {"owner": table.owner, "table_name": table.name}
@@ -156,21 +160,27 @@ def _redo_logging(
             )
             continue
         if segments:
+            nologging_tables += 1
             quoted = queries.qualified_name(table.owner, table.name)
             found = (
-                f"NOLOGGING {', '.join(segments)}: rows a direct-path load (INSERT /*+ APPEND */, "
-                "SQL*Loader direct path) writes there have no redo and never reach the replica"
+                f"NOLOGGING {', '.join(segments)}: a direct-path load (INSERT /*+ APPEND */, "
+                "SQL*Loader direct path) into the table or a partition, and any write of a "
+                "NOLOGGING LOB's data, has no redo and never reaches the replica"
             )
             table_fix = f"{fix} (or ALTER TABLE {quoted} LOGGING, and its partitions and LOBs)"
             warnings.append(CheckOutcome(table_name, "warning", found, table_fix))
+    unread = len(warnings) - nologging_tables
+    if nologging_tables or unread:
+        found = (
+            f"{force}: {nologging_tables} of {len(tables)} replicated tables have NOLOGGING "
+            f"segments, {unread} could not be read"
+        )
+        return [CheckOutcome(name, "warning", found, fix), *warnings]
     found = (
-        f"{force}: {len(warnings)} of {len(tables)} replicated tables have NOLOGGING segments"
-        if warnings
-        else f"{force}: every replicated table is LOGGING now; a table made NOLOGGING later "
-        "is not seen until the next check"
+        f"{force}: every replicated table is LOGGING now; a table made NOLOGGING later is not "
+        "seen until the next check"
     )
-    status: CheckStatus = "warning" if warnings else "ok"
-    return [CheckOutcome(name, status, found, fix if warnings else None), *warnings]
+    return [CheckOutcome(name, "ok", found)]
 
 
 # -- database-wide checks ---------------------------------------------------------------------

@@ -37,10 +37,12 @@ DATABASE_INFO: Final = (
 # FORCE LOGGING: every change is logged, whatever the objects' NOLOGGING attributes say.
 FORCE_LOGGING: Final = "SELECT FORCE_LOGGING FROM V$DATABASE"
 
-# A table's segments marked NOLOGGING: the table, its (sub)partitions and LOB segments. A
-# direct-path load into one (INSERT /*+ APPEND */, SQL*Loader direct path) writes its rows
-# with no redo unless the database or the tablespace is in FORCE LOGGING, so LogMiner never
-# sees them (OCI-26767).
+# A table's segments marked NOLOGGING: the table, its (sub)partitions, its LOB segments and
+# LOB partitions (a partitioned table's ALL_LOBS.LOGGING is NONE). A direct-path load into
+# the table or a partition (INSERT /*+ APPEND */, SQL*Loader direct path), and any write of a
+# NOLOGGING LOB's data (or of a SecureFiles LOB's under FILESYSTEM_LIKE_LOGGING), has no redo
+# unless the database or the tablespace is in FORCE LOGGING: LogMiner never sees it
+# (OCI-26767).
 NOLOGGING_SEGMENTS: Final = (
     "SELECT 'TABLE' FROM ALL_TABLES "
     "WHERE OWNER = :owner AND TABLE_NAME = :table_name AND LOGGING = 'NO' "
@@ -49,7 +51,10 @@ NOLOGGING_SEGMENTS: Final = (
     "UNION ALL SELECT 'SUBPARTITION ' || SUBPARTITION_NAME FROM ALL_TAB_SUBPARTITIONS "
     "WHERE TABLE_OWNER = :owner AND TABLE_NAME = :table_name AND LOGGING = 'NO' "
     "UNION ALL SELECT 'LOB ' || COLUMN_NAME FROM ALL_LOBS "
-    "WHERE OWNER = :owner AND TABLE_NAME = :table_name AND LOGGING = 'NO'"
+    "WHERE OWNER = :owner AND TABLE_NAME = :table_name AND LOGGING NOT IN ('YES', 'NONE') "
+    "UNION ALL SELECT 'LOB ' || COLUMN_NAME || ' PARTITION ' || PARTITION_NAME "
+    "FROM ALL_LOB_PARTITIONS "
+    "WHERE TABLE_OWNER = :owner AND TABLE_NAME = :table_name AND LOGGING NOT IN ('YES', 'NONE')"
 )
 
 # Smallest START_SCN of the transactions open now that started at or before :at_scn, on
