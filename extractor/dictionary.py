@@ -13,6 +13,11 @@ from typing import Any, Literal, cast
 
 from extractor.errors import DictionaryError
 
+# Data types whose values LogMiner may write after the row's INSERT or UPDATE; and the
+# types that do so above a length (extended strings, MAX_STRING_SIZE = EXTENDED).
+LOB_TYPES = frozenset({"CLOB", "NCLOB", "BLOB", "XMLTYPE"})
+_STANDARD_MAX_LENGTH = {"VARCHAR2": 4000, "NVARCHAR2": 4000, "RAW": 2000}
+
 SupplementalLogging = Literal["ALL", "PRIMARY KEY", "MINIMAL"]
 SUPPLEMENTAL_LOGGING_LEVELS: tuple[SupplementalLogging, ...] = ("ALL", "PRIMARY KEY", "MINIMAL")
 
@@ -111,6 +116,18 @@ class TableDef:
     @cached_property
     def column_name_set(self) -> frozenset[str]:
         return frozenset(self.column_names)
+
+    @cached_property
+    def has_lob_columns(self) -> bool:
+        """A CLOB, NCLOB, BLOB or XMLTYPE column, or an extended string (VARCHAR2 or
+        NVARCHAR2 over 4000 bytes, RAW over 2000): LogMiner may write such a row's values
+        after its INSERT or UPDATE, which it then shows without the ROWID
+        (docs/logminer.md §3)."""
+        return any(
+            c.data_type.upper() in LOB_TYPES
+            or (c.data_length or 0) > _STANDARD_MAX_LENGTH.get(c.data_type.upper(), 1 << 62)
+            for c in self.columns
+        )
 
     def column(self, name: str) -> ColumnDef:
         for col in self.columns:

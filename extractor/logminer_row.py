@@ -109,6 +109,11 @@ LOGMINER_COLUMNS: tuple[str, ...] = (
     "SQL_REDO",
 )
 
+# The ROW_ID LogMiner shows on rows that belong to no row: START, COMMIT, ROLLBACK,
+# UNSUPPORTED, and the INSERT of a row whose LOB value follows it (the row's real ROWID comes
+# with the next row of the statement: the UPDATE writing the LOB, or an INTERNAL row).
+NO_ROW_ID = "AAAAAAAAAAAAAAAAAA"
+
 # An optional column of the bundle contract and the Oracle query (rows without it stay valid).
 DATA_OBJ_COLUMN = "DATA_OBJ#"
 

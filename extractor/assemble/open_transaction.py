@@ -10,8 +10,19 @@ from bisect import bisect_left
 from collections.abc import Iterator
 from typing import cast
 
+import msgspec
+
 from extractor.assemble.spill import SpillFile
-from extractor.logminer_row import LogMinerRow
+from extractor.logminer_row import NO_ROW_ID, LogMinerRow
+
+# Estimated memory of one buffered row beyond its SQL_REDO text: the LogMinerRow object and
+# its small strings (RS_ID, ROW_ID, timestamps) and ints, plus the bookkeeping below.
+ROW_OVERHEAD_BYTES = 500
+
+
+def buffered_size(row: LogMinerRow | None) -> int:
+    """The estimated memory of one buffered row (what the buffer's budget counts)."""
+    return ROW_OVERHEAD_BYTES + len((row and row.sql_redo) or "")
 
 
 class OpenTransaction:
@@ -24,6 +35,11 @@ class OpenTransaction:
     ROW_ID, or -1. A ROLLBACK = 1 row whose ROW_ID has no in-memory event left targets the
     spill: it is recorded in ``spilled_cancels`` as (ROW_ID, events spilled so far) and
     resolved against the spill file at COMMIT, so spilled events need no memory at all.
+
+    ``waiting_row`` is the slot of an INSERT or UPDATE that LogMiner showed without its ROWID
+    (:data:`NO_ROW_ID`: a row whose LOB values follow), until the last row of its statement
+    gives it (:meth:`give_row_id`), else -1. Rows with that ROW_ID are in no stack: no
+    ROLLBACK = 1 row names it (an undo names the row's real ROWID).
     """
 
     __slots__ = (
@@ -38,6 +54,7 @@ class OpenTransaction:
         "saw_start",
         "spill",
         "spilled_cancels",
+        "waiting_row",
         "xid",
     )
 
@@ -54,6 +71,20 @@ class OpenTransaction:
         self.spill: SpillFile | None = None
         self.spilled_cancels: list[tuple[str, int]] = []
         self.cancelled_spilled: set[int] = set()
+        self.waiting_row = -1
+
+    def give_row_id(self, row_id: str) -> None:
+        """Give the waiting row, and the value-writing rows after it (no ROWID either),
+        ``row_id``, and stack them under it (so that an undo of the INSERT cancels them)."""
+        events, previous, last_by_row_id = self.events, self.previous, self.last_by_row_id
+        for slot in range(self.waiting_row, len(events)):
+            row = events[slot]
+            if row is None or row.row_id not in (None, NO_ROW_ID):
+                continue
+            events[slot] = msgspec.structs.replace(row, row_id=row_id)
+            previous[slot] = last_by_row_id.get(row_id, -1)
+            last_by_row_id[row_id] = slot
+        self.waiting_row = -1
 
     def resolve_spilled_cancels(self) -> int:
         """Apply the recorded cancels to spilled events; returns how many matched nothing."""
@@ -73,14 +104,32 @@ class OpenTransaction:
         self.spilled_cancels = []
         return unmatched
 
+    def waiting_tail_bytes(self) -> int:
+        """The memory of the waiting row and the rows after it (what a spill keeps)."""
+        return sum(buffered_size(row) for row in self.events[self.waiting_row :] if row)
+
     def move_events_to_spill(self, spill: SpillFile) -> int:
-        """Append the in-memory events to ``spill``; returns the bytes written."""
-        written = spill.append(self.events)
-        self.first_in_memory += len(self.events)
+        """Append the in-memory events to ``spill``, but for a waiting row and the rows after
+        it (they still change when its ROWID comes); returns the bytes written."""
+        keep = len(self.events) if self.waiting_row < 0 else self.waiting_row
+        kept = self.events[keep:]
+        written = spill.append(self.events[:keep])
+        self.first_in_memory += keep
         self.events = []
         self.last_by_row_id = {}
         self.previous = array("q")
         self.memory_bytes = 0
+        if self.waiting_row >= 0:
+            self.waiting_row = 0
+        for row in kept:  # stacked again, in order: the kept rows' earlier slots are spilled
+            self.events.append(row)
+            self.memory_bytes += buffered_size(row) if row is not None else 0
+            row_id = None if row is None else row.row_id
+            if row_id is None or row_id == NO_ROW_ID:
+                self.previous.append(-1)
+            else:
+                self.previous.append(self.last_by_row_id.get(row_id, -1))
+                self.last_by_row_id[row_id] = len(self.events) - 1
         return written
 
     def surviving_rows(self) -> Iterator[LogMinerRow]:

@@ -68,3 +68,5 @@ class BufferMetrics:
     marker_transactions: int = 0  # replication-marker-only transactions discarded
     abandoned: int = 0  # open transactions discarded by the retention limit
     abandoned_rows: int = 0  # later rows of abandoned transactions, dropped
+    row_ids_from_next_row: int = 0  # changes shown without ROWID, given their statement's
+    changes_without_row_id: int = 0  # changes shown without ROWID that no row gave one

@@ -11,6 +11,8 @@ Rules (``docs/transactions.md`` explains them with examples):
   with the same ROW_ID and is dropped itself (savepoint / statement rollback); an undo
   DELETE cancels back to and including the INSERT it compensates (an INSERT of a row with a
   LOB is followed by the UPDATE that writes the LOB; one DELETE undoes both).
+- An INSERT or UPDATE shown with ROW_ID ``AAAAAAAAAAAAAAAAAA`` (its LOB values follow) waits
+  for the row that ends its statement, which gives it the row's ROWID (``lob_statement``).
 - ROLLBACK (36) discards the transaction. COMMIT (7) completes it: :meth:`add` returns a
   :class:`CommittedTransaction`, unless it has no surviving rows or its commit position is
   ``<= emit_after`` (already emitted before a restart, or covered by the snapshot).
@@ -19,13 +21,15 @@ Rules (``docs/transactions.md`` explains them with examples):
   transaction of the same undo segment and slot (the newest one: a slot is reused only after
   its transaction ended); an undo row that matches none opens nothing.
 - INTERNAL (0), SELECT_FOR_UPDATE (25) and replication markers (27) carry no change: counted
-  and dropped; a marker also discards its transaction when nothing was buffered for it (a
-  GoldenGate marker transaction never ends). MISSING_SCN (34) is a hole in the redo:
+  and dropped (an INTERNAL row may first end a waiting statement); a marker also discards
+  its transaction when nothing was buffered for it (a GoldenGate marker transaction never
+  ends). MISSING_SCN (34) is a hole in the redo:
   :class:`RedoGapError`.
 - :meth:`abandon_older_than` discards open transactions begun below an SCN (the retention
   limit); their later rows are dropped and their end is logged.
 - When the estimated bytes in memory exceed the budget, the largest transactions' rows are
-  written to spill files until memory is under half the budget.
+  written to spill files until memory is under half the budget (a waiting statement's rows
+  stay, up to a quarter of the budget).
 """
 
 from __future__ import annotations
@@ -33,10 +37,22 @@ from __future__ import annotations
 import logging
 import os
 import weakref
+from typing import cast
 
 from msgspec.structs import replace
 
-from extractor.assemble.open_transaction import OpenTransaction
+from extractor.assemble.lob_statement import (
+    continues_statement,
+    gives_row_id,
+    may_end_statement,
+    waits_for_row_id,
+    writes_values,
+)
+from extractor.assemble.open_transaction import (
+    ROW_OVERHEAD_BYTES,
+    OpenTransaction,
+    buffered_size,
+)
 from extractor.assemble.records import (
     BufferMetrics,
     CommittedTransaction,
@@ -45,6 +61,7 @@ from extractor.assemble.records import (
 from extractor.assemble.spill import SpillFile
 from extractor.errors import AssemblyError, RedoGapError
 from extractor.logminer_row import (
+    NO_ROW_ID,
     TRANSACTION_CONTROL_CODES,
     TRANSACTION_END_CODES,
     LogMinerRow,
@@ -52,13 +69,10 @@ from extractor.logminer_row import (
 )
 from extractor.redo_position import CommitPosition, RedoPosition
 
-# Estimated memory of one buffered row beyond its SQL_REDO text: the LogMinerRow object and
-# its small strings (RS_ID, ROW_ID, timestamps) and ints, plus the bookkeeping below.
-ROW_OVERHEAD_BYTES = 500
-
 START, COMMIT, ROLLBACK = OperationCode.START, OperationCode.COMMIT, OperationCode.ROLLBACK
 MISSING_SCN, REPLICATION_MARKER = OperationCode.MISSING_SCN, OperationCode.REPLICATION_MARKER
 INSERT, DELETE = OperationCode.INSERT, OperationCode.DELETE
+INTERNAL = OperationCode.INTERNAL
 # Rows that change nothing the buffer keeps: internal, SELECT FOR UPDATE, replication markers.
 IGNORED_CODES = frozenset(
     {OperationCode.INTERNAL, OperationCode.SELECT_FOR_UPDATE, REPLICATION_MARKER}
@@ -121,6 +135,8 @@ class TransactionBuffer:
         self._marker_transactions = 0
         self._abandoned_count = 0
         self._abandoned_rows = 0
+        self._row_ids_given = 0
+        self._changes_without_row_id = 0
 
     # -- the hot path -------------------------------------------------------------------
 
@@ -158,6 +174,10 @@ class TransactionBuffer:
             raise RedoGapError(xid=row.xid, scn=row.scn, status=row.status, info=row.info)
         if code == REPLICATION_MARKER:
             self._drop_marker_transaction(row.xid)
+        elif code == INTERNAL and may_end_statement(row):
+            transaction = self._open.get(row.xid)
+            if transaction is not None and transaction.waiting_row >= 0:
+                self._settle_waiting_row(transaction, row)
         self._ignored_rows += 1
         return None
 
@@ -197,17 +217,21 @@ class TransactionBuffer:
         self._marker_transactions += 1
 
     def _append(self, transaction: OpenTransaction, row: LogMinerRow) -> None:
+        if transaction.waiting_row >= 0:
+            self._settle_waiting_row(transaction, row)
         events = transaction.events
         row_id = row.row_id
-        if row_id is None:
+        if row_id is None or row_id == NO_ROW_ID:
             transaction.previous.append(-1)
+            if waits_for_row_id(row):
+                transaction.waiting_row = len(events)
         else:
             last_by_row_id = transaction.last_by_row_id
             transaction.previous.append(last_by_row_id.get(row_id, -1))
             last_by_row_id[row_id] = len(events)
         events.append(row)
         transaction.live += 1
-        size = ROW_OVERHEAD_BYTES + len(row.sql_redo or "")
+        size = ROW_OVERHEAD_BYTES + len(row.sql_redo or "")  # buffered_size(row), inlined
         transaction.memory_bytes += size
         self._bytes_in_memory += size
         if self._bytes_in_memory > self.memory_budget_bytes:
@@ -218,18 +242,43 @@ class TransactionBuffer:
 
         An undo DELETE compensates an INSERT: it cancels the row's events back to and
         including that INSERT (an INSERT with a LOB is followed by the UPDATE writing the LOB,
-        both undone by the one DELETE). Any other undo row cancels the latest event.
+        both undone by the one DELETE). Any other undo row cancels the latest event, and
+        below it the rows writing out-of-line values that it follows, down to their
+        statement's DML row (they were given its ROWID: ``lob_statement``).
         """
-        if row.row_id is None:
+        if row.row_id is None or row.row_id == NO_ROW_ID:
             self._unmatched_rollback_rows += 1
             return
-        if row.operation_code != DELETE:
-            self._cancel_latest(transaction, row.row_id)
-            return
+        if transaction.waiting_row >= 0:
+            self._settle_waiting_row(transaction, row)
         while True:
             cancelled = self._cancel_latest(transaction, row.row_id)
-            if cancelled is None or cancelled.operation_code == INSERT:
+            if cancelled is None:
                 return
+            if row.operation_code == DELETE:
+                if cancelled.operation_code == INSERT:
+                    return
+            elif not writes_values(cancelled):
+                return  # the DML row of a statement, after the rows writing its values
+
+    def _settle_waiting_row(self, transaction: OpenTransaction, row: LogMinerRow) -> None:
+        """The next row of a transaction whose last INSERT or UPDATE showed no ROWID (a row
+        whose LOB values follow it: ``extractor.assemble.lob_statement``): a row writing an
+        out-of-line value continues the wait; the statement's last row gives the ROWID to
+        the waiting row and the value-writing rows after it; any other row ends the wait,
+        and the waiting row keeps no ROWID (quarantined for a table keyed by ROWID by
+        ``extractor.parse.change_builder``, never merged with another row)."""
+        if continues_statement(row):
+            return
+        slot = transaction.waiting_row
+        waiting = transaction.events[slot]
+        values_written = slot < len(transaction.events) - 1
+        if waiting is not None and gives_row_id(waiting, row, values_written=values_written):
+            transaction.give_row_id(cast(str, row.row_id))
+            self._row_ids_given += 1
+            return
+        transaction.waiting_row = -1
+        self._changes_without_row_id += 1
 
     def _cancel_latest(self, transaction: OpenTransaction, row_id: str) -> LogMinerRow | None:
         slot = transaction.last_by_row_id.get(row_id, -1)
@@ -246,7 +295,7 @@ class TransactionBuffer:
             transaction.last_by_row_id[row_id] = before
         cancelled = transaction.events[slot]
         transaction.events[slot] = None
-        size = ROW_OVERHEAD_BYTES + len((cancelled and cancelled.sql_redo) or "")
+        size = buffered_size(cancelled)
         transaction.memory_bytes -= size
         self._bytes_in_memory -= size
         transaction.live -= 1
@@ -260,6 +309,8 @@ class TransactionBuffer:
                 self._empty_commits += 1
             return None
         self._bytes_in_memory -= transaction.memory_bytes
+        if transaction.waiting_row >= 0:
+            self._changes_without_row_id += 1
         if transaction.spilled_cancels:
             pending = len(transaction.spilled_cancels)
             unmatched = transaction.resolve_spilled_cancels()
@@ -376,13 +427,33 @@ class TransactionBuffer:
             if self._bytes_in_memory <= target or transaction.memory_bytes == 0:
                 break
             self._spill(transaction)
+        if self._bytes_in_memory > self.memory_budget_bytes:  # held by waiting statements
+            for transaction in sorted(by_size, key=lambda t: t.memory_bytes, reverse=True):
+                if self._bytes_in_memory <= self.memory_budget_bytes:
+                    break
+                if transaction.waiting_row >= 0:
+                    self._end_wait(transaction)
+                    self._spill(transaction)
+
+    def _end_wait(self, transaction: OpenTransaction) -> None:
+        """Hold a waiting statement's rows no longer: its row keeps no ROWID."""
+        transaction.waiting_row = -1
+        self._changes_without_row_id += 1
 
     def _spill(self, transaction: OpenTransaction) -> None:
+        if (
+            transaction.waiting_row >= 0
+            and transaction.waiting_tail_bytes() > self.memory_budget_bytes // 4
+        ):  # a statement writing values that large is not held
+            self._end_wait(transaction)
+        if transaction.waiting_row == 0:
+            return  # only the waiting statement is in memory: nothing to spill
         if transaction.spill is None:
             transaction.spill = SpillFile(self.spill_dir, transaction.xid)
             self._spill_files.add(transaction.spill)
-        self._bytes_in_memory -= transaction.memory_bytes
+        in_memory_before = transaction.memory_bytes
         self._bytes_spilled_total += transaction.move_events_to_spill(transaction.spill)
+        self._bytes_in_memory -= in_memory_before - transaction.memory_bytes
 
     # -- resume, status, metrics ----------------------------------------------------------
 
@@ -422,6 +493,8 @@ class TransactionBuffer:
             marker_transactions=self._marker_transactions,
             abandoned=self._abandoned_count,
             abandoned_rows=self._abandoned_rows,
+            row_ids_from_next_row=self._row_ids_given,
+            changes_without_row_id=self._changes_without_row_id,
         )
 
     # -- lifetime -------------------------------------------------------------------------

@@ -38,7 +38,7 @@ from extractor.errors import (
 )
 from extractor.keys import keyed_by_primary_key
 from extractor.land.audit_records import QuarantinedChange
-from extractor.logminer_row import LogMinerRow, OperationCode
+from extractor.logminer_row import NO_ROW_ID, LogMinerRow, OperationCode
 from extractor.nls import NlsSettings
 from extractor.parse import (
     ParsedRedo,
@@ -107,6 +107,13 @@ DISPOSITIONS: dict[OperationCode, Disposition] = {
     OperationCode.EXTENDED_STRING_END: Disposition("quarantine", _EXTENDED_REASON),
     OperationCode.UNSUPPORTED: Disposition("quarantine", "UNSUPPORTED operation (code 255)"),
 }
+# A change row whose ROW_ID LogMiner left as the placeholder, that no later row of its
+# statement gave its ROWID (extractor.assemble.lob_statement) and whose SQL_REDO names none:
+# in a table keyed by ROWID it would merge with every other such row.
+_NO_ROW_ID_REASON = (
+    f"the change shows ROW_ID {NO_ROW_ID} (a row whose LOB values follow) and no later row "
+    "of its statement gave the row's ROWID; the table's replica is keyed by ROWID"
+)
 _UNKNOWN_CODE = Disposition("quarantine", "unknown operation code {code} ({operation})")
 
 
@@ -138,6 +145,10 @@ class TransactionChanges:
 
 class _UnsupportedValueError(Exception):
     """A value LogMiner could not render (quarantined with its statement)."""
+
+
+class _NoRowIdError(Exception):
+    """A change without its ROWID in a table keyed by ROWID (quarantined)."""
 
 
 class _UnknownColumnError(Exception):
@@ -298,7 +309,12 @@ class ChangeBuilder:
             return
         try:
             records = self._records(info, row, table, why)
-        except (_UnknownColumnError, _UnsupportedValueError, ValueTypingError) as record_error:
+        except (
+            _UnknownColumnError,
+            _UnsupportedValueError,
+            _NoRowIdError,
+            ValueTypingError,
+        ) as record_error:
             changes.quarantined.append(_quarantine(row, str(record_error)))
             return
         key = (table.owner, table.name)
@@ -396,11 +412,11 @@ class ChangeBuilder:
         except _UnknownColumnError as error:
             changes.quarantined.append(_quarantine(row, f"unknown column {error}"))
             return
-        except _UnsupportedValueError as error:
+        except (_UnsupportedValueError, _NoRowIdError) as error:
             changes.quarantined.append(_quarantine(row, str(error)))
             return
         except AmbiguousRedoError as error:
-            if self._row_as_of is None or not error.readings or row.row_id is None:
+            if self._row_as_of is None or not error.readings or row.row_id in (None, NO_ROW_ID):
                 reason = error.one_line()
                 if self._row_as_of is None:
                     reason += "; this source cannot read the row AS OF its SCN to decide"
@@ -439,7 +455,11 @@ class ChangeBuilder:
                 raise _UnsupportedValueError(
                     f"LogMiner wrote 'Unsupported Type' for column(s) {', '.join(unsupported)}"
                 )
-        row_id = row.row_id or statement_rowid
+        row_id = row.row_id
+        if row_id is None or row_id == NO_ROW_ID:
+            row_id = statement_rowid if statement_rowid not in (None, NO_ROW_ID) else row_id
+            if row_id == NO_ROW_ID and not keyed_by_primary_key(table):
+                raise _NoRowIdError(_NO_ROW_ID_REASON)
         owner, name = table.owner, table.name
         operation = _DML_OPERATIONS[row.operation_code]
         if operation == "c":

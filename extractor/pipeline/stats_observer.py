@@ -73,6 +73,7 @@ class StatsObserver:
         stats.transactions += transactions
         stats.parse_errors += quarantined
         stats.spill_bytes = buffer.bytes_spilled_total
+        stats.changes_without_row_id = buffer.changes_without_row_id
         stats.open_transactions = buffer.open_transactions
         stats.oldest_open_scn = oldest_open_scn
         stats.mined_to_scn = window_end

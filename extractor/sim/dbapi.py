@@ -485,8 +485,12 @@ class SimCursor:
                           strict=True))  # fmt: skip
         objects = [int(n) for n in _numbered(binds, "obj_")]
         pdb = binds.get("pdb")
-        expected, _ = queries.logminer_contents_query(owners, tables, objects, pdb)
-        if text != queries.normalise(expected):
+        variants = {
+            queries.normalise(queries.logminer_contents_query(
+                owners, tables, objects, pdb, internal_rows=internal)[0]): internal
+            for internal in (False, True)
+        }  # fmt: skip
+        if text not in variants:
             raise UnknownStatementError(f"the simulator does not answer this statement: {text}")
         if self.connection.logminer_range is None:
             raise_oracle_error(1306, "dbms_logmnr.start_logmnr() must be invoked before selecting")
@@ -494,7 +498,10 @@ class SimCursor:
         start = max(session_start, int(binds["start_scn"]))
         end = min(session_end, int(binds["end_scn"]))
         rows = self._containers_rows(start, end)
-        wanted = _Filter(set(owners), set(tables), set(objects), None if pdb is None else str(pdb))
+        wanted = _Filter(
+            set(owners), set(tables), set(objects), None if pdb is None else str(pdb),
+            internal_rows=variants[text],
+        )  # fmt: skip
         offset = parse_utc_offset(self.db.server_time_zone)
         return [_contents_tuple(r, offset) for r, con in rows if wanted.selects(r, con)]
 
@@ -731,6 +738,7 @@ class _Filter:
     tables: set[tuple[str, str]]
     objects: set[int]
     pdb: str | None = None
+    internal_rows: bool = False  # queries.LOGMNR_INTERNAL_ROWS (SEQUENCE# is not modelled)
 
     def selects(self, row: LogMinerRow, container: str) -> bool:
         if self.pdb is not None and container != self.pdb:
@@ -739,6 +747,9 @@ class _Filter:
             return False
         if row.operation_code in TRANSACTION_CONTROL_CODES:
             return True
+        if self.internal_rows and row.operation_code == OperationCode.INTERNAL:
+            row_id = row.row_id or ""
+            return row.rollback == 0 and not row_id.endswith("AAAAAAAAAAAA")
         if row.data_obj is not None and row.data_obj in self.objects:
             return True
         if row.seg_owner is None:

@@ -14,13 +14,12 @@ from datetime import datetime
 from msgspec.structs import replace
 
 from extractor.dictionary import TableDef
-from extractor.logminer_row import OPERATION_NAMES, LogMinerRow, OperationCode
+from extractor.logminer_row import NO_ROW_ID, OPERATION_NAMES, LogMinerRow, OperationCode
 from extractor.nls import NlsSettings
 from extractor.sim.column_values import StoredValue
 from extractor.sim.redo_render import delete_sql, insert_sql, update_sql
 
 SQL_REDO_MAX_BYTES = 4000
-NO_ROWID = "AAAAAAAAAAAAAAAAAA"  # ROW_ID Oracle shows on START / COMMIT / ROLLBACK rows
 DDL_INFO = "USER DDL (PlSql=0 RecDep=0)"
 UNSUPPORTED_INFO = "Object or Data type Unsupported"
 MISMATCH_INFO = "Dictionary Version Mismatch"  # rows LogMiner cannot name (STATUS 2)
@@ -94,7 +93,7 @@ def render_rows(
         "operation_code": int(event.code),
         "seg_owner": table.owner if table is not None else None,
         "table_name": table.name if table is not None else None,
-        "row_id": event.row_id if is_dml else NO_ROWID,
+        "row_id": _row_id(event) if is_dml else NO_ROW_ID,
         "rs_id": event.rs_id,
         "ssn": event.ssn,
         "rollback": event.rollback,
@@ -161,6 +160,15 @@ def split_sql_redo(sql: str, max_bytes: int = SQL_REDO_MAX_BYTES) -> list[str]:
         pieces.append(encoded[start:end].decode("utf-8"))
         start = end
     return pieces
+
+
+def _row_id(event: RedoEvent) -> str | None:
+    """An INSERT whose LOB values follow it (``EMPTY_CLOB()`` in SQL_REDO) shows no ROWID:
+    its ROWID comes with the UPDATE that writes the LOB (what Oracle's LogMiner writes and
+    Debezium's LogMiner adapter handles: an empty ROW_ID merged with the next row's)."""
+    if event.code is OperationCode.INSERT and event.empty_lobs and not event.rollback:
+        return NO_ROW_ID
+    return event.row_id
 
 
 def _info(code: OperationCode) -> str | None:

@@ -14,13 +14,11 @@ from typing import Protocol
 
 from extractor.dictionary import TableDef
 from extractor.errors import SimUsageError
-from extractor.logminer_row import OperationCode
+from extractor.logminer_row import NO_ROW_ID, OperationCode
 from extractor.sim.column_values import coerce_value, truth_value
 from extractor.sim.oracle_errors import raise_oracle_error
 from extractor.sim.oracle_types import LOB_KINDS, column_type
 from extractor.sim.versioned_table import StoredRow, VersionedTable
-
-_NO_ROWID = "AAAAAAAAAAAAAAAAAA"  # ROW_ID LogMiner shows on rows without a row
 
 RowFilter = Callable[[dict[str, object]], bool]
 # a ROWID, several ROWIDs (one multi-row statement), or a predicate over truth-shaped rows
@@ -193,7 +191,7 @@ class SimTransaction:
         definition = self._table(owner, table).definition
         scn = self._statement_scn()
         self._db._record_dml(
-            self, OperationCode.UNSUPPORTED, definition, _NO_ROWID, (), None, None, scn
+            self, OperationCode.UNSUPPORTED, definition, NO_ROW_ID, (), None, None, scn
         )
 
     # -- transaction control ---------------------------------------------------------------

@@ -40,6 +40,9 @@ class ExtractorStats:
     transactions: int = 0
     parse_errors: int = 0
     spill_bytes: int = 0
+    # changes LogMiner showed without their ROWID that no row of their statement gave one
+    # (quarantined in a table keyed by ROWID: docs/transactions.md §2), since the last start
+    changes_without_row_id: int = 0
     open_transactions: int = 0
     oldest_open_scn: int | None = None
     abandoned_transactions: int = 0  # discarded by mining.transaction_retention_scns
@@ -134,6 +137,12 @@ def prometheus_text(stats: ExtractorStats) -> str:
     metric("parse_errors_total", "counter", "Rows quarantined.", [("", stats.parse_errors)])
     metric("window_scns", "gauge", "Current mining window size in SCNs.", [("", stats.window_scns)])
     metric("spill_bytes_total", "counter", "Bytes spilled to disk.", [("", stats.spill_bytes)])
+    metric(
+        "changes_without_rowid_total",
+        "counter",
+        "Changes shown without their ROWID that no row of their statement gave one.",
+        [("", stats.changes_without_row_id)],
+    )
     metric(
         "abandoned_transactions_total",
         "counter",

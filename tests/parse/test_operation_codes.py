@@ -98,3 +98,42 @@ def test_a_value_logminer_could_not_render_quarantines_its_row() -> None:
     kept = _built("""update "SCOTT"."EMP" set "NAME" = 'Unsupported Type' where "ID" = '1';""")
     assert not kept.quarantined
     assert [r.values["NAME"] for r in kept.records[("SCOTT", "EMP")]] == ["Unsupported Type"]
+
+
+LOB_TABLE = TableDef(
+    "SCOTT",
+    "EMP",
+    (ColumnDef("ID", 1, "NUMBER", 22, 10, 0, nullable=False), ColumnDef("NAME", 2, "CLOB", 4000)),
+    ("ID",),
+    "ALL",
+)
+
+
+@pytest.mark.parametrize(("table", "applied"), [(EMP, True), (LOB_TABLE, False)])
+def test_an_insert_left_without_its_rowid_is_quarantined_where_rowid_is_the_key(
+    table: TableDef, applied: bool
+) -> None:
+    builder = ChangeBuilder(lambda owner, name, refresh: table, lambda o, t: True, NlsSettings())
+    data = row(1, XID_A, 110, row_id="AAAAAAAAAAAAAAAAAA", sql_redo=SQL_REDO[1])
+
+    changes = builder.build(TransactionInfo(XID_A, 120, None), [data])
+
+    assert bool(changes.records) is applied
+    assert [("ROW_ID AAAAAAAAAAAAAAAAAA" in q.reason) for q in changes.quarantined] == (
+        [] if applied else [True]
+    )
+
+
+@pytest.mark.parametrize(("stated", "outcome"), [(ROWID_1, ROWID_1), ("AAAAAAAAAAAAAAAAAA", None)])
+def test_a_change_left_without_its_rowid_takes_the_one_its_statement_names(
+    stated: str, outcome: str | None
+) -> None:
+    builder = ChangeBuilder(lambda o, n, r: LOB_TABLE, lambda o, t: True, NlsSettings())
+    sql = f"""update "SCOTT"."EMP" set "NAME" = 'b' where "ID" = '1' and ROWID = '{stated}';"""
+    data = row(3, XID_A, 110, row_id="AAAAAAAAAAAAAAAAAA", sql_redo=sql)
+
+    changes = builder.build(TransactionInfo(XID_A, 120, None), [data])
+
+    row_ids = [r.row_id for r in changes.records.get(("SCOTT", "EMP"), [])]
+    assert row_ids == ([] if outcome is None else [outcome])
+    assert len(changes.quarantined) == (1 if outcome is None else 0)

@@ -81,3 +81,17 @@ def test_clob_insert_carries_empty_clob_then_an_update_with_the_value(db: SimDat
         """insert into "O"."T"("ID","C") values ('1',EMPTY_CLOB());""",
         f"""update "O"."T" set "C" = 'text' where "ID" = '1' and ROWID = '{rowid}';""",
     ]
+
+
+def test_clob_insert_shows_no_rowid_and_the_lob_update_shows_it(db: SimDatabase) -> None:
+    db.create_table(one_table(("C", "CLOB"), ("D", "VARCHAR2(9)")))
+    txn = db.begin()
+    with_lob = txn.insert("O", "T", {"ID": 1, "C": "text"})
+    without_lob = txn.insert("O", "T", {"ID": 2, "D": "d"})
+    txn.commit()
+    rows = [r for r in db.logminer_contents(0, db.current_scn()) if r.operation_code in (1, 3)]
+    assert [(r.operation_code, r.row_id) for r in rows] == [
+        (1, "AAAAAAAAAAAAAAAAAA"),
+        (3, with_lob),
+        (1, without_lob),
+    ]

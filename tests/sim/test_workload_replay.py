@@ -17,6 +17,7 @@ from extractor.logminer_row import LogMinerRow
 from extractor.sim.database import SimDatabase
 from extractor.sim.workload import WorkloadSpec, run_workload
 from extractor.values import canonical_decimal_text
+from tests.sim.lob_inserts import with_insert_row_ids
 
 _LITERAL = (
     r"(?:UNISTR\('(?:[^']|'')*'\)\|\|)*UNISTR\('(?:[^']|'')*'\)"
@@ -84,7 +85,7 @@ def _apply(
     by_xid: dict[str, list[tuple[str, str]]] = {}
     committed: list[tuple[str, str]] = []  # (ROW_ID, SQL_REDO)
     text = ""
-    for row in rows:
+    for row in with_insert_row_ids(rows):
         text += row.sql_redo or ""
         if row.csf:
             continue

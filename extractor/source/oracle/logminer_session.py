@@ -89,7 +89,9 @@ def contents_rows(
     cursor.prefetchrows = arraysize + 1
     owners = sorted({t.owner for t in tables} | set(ddl_owners))
     names = sorted((t.owner, t.name) for t in tables)
-    statement, binds = queries.logminer_contents_query(owners, names, sorted(object_ids), pdb)
+    statement, binds = queries.logminer_contents_query(
+        owners, names, sorted(object_ids), pdb, internal_rows=any(t.has_lob_columns for t in tables)
+    )
     binds.update(start_scn=start_scn, end_scn=end_scn)
     try:
         cursor.execute(statement, binds)

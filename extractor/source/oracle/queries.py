@@ -218,8 +218,21 @@ LOGMNR_CONTENTS: Final = (
     f"AND (OPERATION_CODE IN ({_CONTROL_CODES}) "
     f"OR (OPERATION_CODE = {_DDL_CODE} AND {{owner_filter}}) "
     "OR {table_filter} "
-    "OR {object_filter})"
+    "OR {object_filter}"
+    "{internal_filter})"
+    "{internal_condition}"
     "{container_filter}"
+)
+# With a replicated table that has LOB columns: the INTERNAL rows that end a statement writing
+# LOB values with the row's ROWID (its INSERT or UPDATE shows none: docs/logminer.md §3). They
+# carry no SEG_OWNER or TABLE_NAME, so no table filter selects them: every INTERNAL row is
+# selected that is not an undo, has the ROWID of a row (not of the object as a whole) and is
+# not its statement's first row (Debezium's LogMiner adapter uses the same conditions). The
+# transaction buffer drops every one it does not need.
+LOGMNR_INTERNAL_ROWS: Final = f" OR OPERATION_CODE = {int(OperationCode.INTERNAL)}"
+LOGMNR_INTERNAL_ROWS_CONDITION: Final = (
+    f' AND (OPERATION_CODE <> {int(OperationCode.INTERNAL)} OR ("ROLLBACK" = 0 '
+    "AND ROW_ID NOT LIKE '%AAAAAAAAAAAA' AND SEQUENCE# > 1))"
 )
 # A root session's rows of one PDB, its transaction-control rows included: other containers'
 # rows are left out (a clone has the same table names and object numbers; its transactions'
@@ -351,12 +364,24 @@ STATEMENTS: Final[dict[str, str]] = {
         owner_filter="SEG_OWNER IN (:owner_1)",
         table_filter="(SEG_OWNER, TABLE_NAME) IN ((:table_owner_1, :table_name_1))",
         object_filter="DATA_OBJ# IN (:obj_1)",
+        internal_filter="",
+        internal_condition="",
+        container_filter="",
+    ),
+    "LOGMNR_CONTENTS_WITH_INTERNAL_ROWS": LOGMNR_CONTENTS.format(
+        owner_filter="SEG_OWNER IN (:owner_1)",
+        table_filter="(SEG_OWNER, TABLE_NAME) IN ((:table_owner_1, :table_name_1))",
+        object_filter="DATA_OBJ# IN (:obj_1)",
+        internal_filter=LOGMNR_INTERNAL_ROWS,
+        internal_condition=LOGMNR_INTERNAL_ROWS_CONDITION,
         container_filter="",
     ),
     "LOGMNR_CONTENTS_OF_PDB": LOGMNR_CONTENTS.format(
         owner_filter="SEG_OWNER IN (:owner_1)",
         table_filter="(SEG_OWNER, TABLE_NAME) IN ((:table_owner_1, :table_name_1))",
         object_filter="DATA_OBJ# IN (:obj_1)",
+        internal_filter="",
+        internal_condition="",
         container_filter=LOGMNR_CONTAINER_FILTER,
     ),
     "SET_CONTAINER": SET_CONTAINER.format(container="PDB1"),
@@ -392,11 +417,15 @@ def logminer_contents_query(
     tables: Sequence[tuple[str, str]],
     object_ids: Sequence[int],
     pdb: str | None = None,
+    *,
+    internal_rows: bool = False,
 ) -> tuple[str, dict[str, object]]:
     """:data:`LOGMNR_CONTENTS` for ``owners`` (DDL), ``tables`` ((owner, name): every row) and
     ``object_ids`` (DATA_OBJ#), with its binds (``:start_scn`` and ``:end_scn`` excepted):
     one bind per value, IN-lists of at most :data:`IN_LIST_MAX` joined by OR. ``pdb``: a
-    root session's rows of that PDB only (:data:`LOGMNR_CONTAINER_FILTER`)."""
+    root session's rows of that PDB only (:data:`LOGMNR_CONTAINER_FILTER`);
+    ``internal_rows``: with :data:`LOGMNR_INTERNAL_ROWS` and its condition (some table has
+    LOB columns)."""
     binds: dict[str, object] = {} if pdb is None else {"pdb": pdb}
     owner_terms = []
     for index, owner in enumerate(owners, start=1):
@@ -415,6 +444,8 @@ def logminer_contents_query(
         owner_filter=_in_lists("SEG_OWNER", owner_terms),
         table_filter=_in_lists("(SEG_OWNER, TABLE_NAME)", table_terms),
         object_filter=_in_lists("DATA_OBJ#", object_terms),
+        internal_filter=LOGMNR_INTERNAL_ROWS if internal_rows else "",
+        internal_condition=LOGMNR_INTERNAL_ROWS_CONDITION if internal_rows else "",
         container_filter="" if pdb is None else LOGMNR_CONTAINER_FILTER,
     )
     return statement, binds
