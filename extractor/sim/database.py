@@ -21,7 +21,7 @@ import msgspec
 
 from extractor.dictionary import ColumnDef, TableDef
 from extractor.errors import SimUsageError
-from extractor.logminer_row import LogMinerRow, OperationCode
+from extractor.logminer_row import NO_ROW_ID, LogMinerRow, OperationCode
 from extractor.nls import NlsSettings
 from extractor.sim.column_values import coerce_value, truth_value
 from extractor.sim.ddl_text import (
@@ -54,6 +54,12 @@ DDL_USERNAME = "SYSTEM"
 
 class SimDatabase:
     """An in-process Oracle database as the extractor sees it (see ``docs/simulator.md``)."""
+
+    # LOB values longer than this many characters are written out of line: SEL_LOB_LOCATOR
+    # and LOB_WRITE rows without a ROWID, then an INTERNAL row with it, instead of the UPDATE
+    # writing the value (None: every value in line). A class default, so that a database
+    # saved before the setting existed reads as None.
+    lob_out_of_line_chars: int | None = None
 
     def __init__(
         self,
@@ -762,6 +768,28 @@ class SimDatabase:
             )
         self._append(event)
         self._forget(txn)
+
+    def _record_lob_rows(
+        self,
+        txn: SimTransaction,
+        table: TableDef,
+        rowid: str,
+        texts: list[tuple[int, str]],
+        scn: int,
+    ) -> None:
+        """Rows without a DML image: (code, SQL_REDO) each, the INTERNAL one (code 0) with
+        ``rowid`` and no table, the others of ``table`` without a ROWID (``NO_ROW_ID``)."""
+        for code, text in texts:
+            internal = code == OperationCode.INTERNAL
+            self._append(
+                RedoEvent(
+                    scn=scn, xid=txn.xid, code=OperationCode(code),
+                    rs_id=self._allocate_rs_id(table, txn.xid), ssn=0, timestamp=self._clock(),
+                    username=txn.username, table=None if internal else table,
+                    row_id=rowid if internal else NO_ROW_ID, text=text,
+                    object_id=self._object_id_of(table),
+                )
+            )  # fmt: skip
 
     def _record_dml(
         self,

@@ -31,6 +31,12 @@ _FIXED_SQL = {
     OperationCode.UNSUPPORTED: "Unsupported",
 }
 
+# Rows rendered from their text with their own ROW_ID: a LOB value written out of line (no
+# ROWID) and the INTERNAL row that ends its statement (the row's ROWID, no table).
+_TEXT_CODES = frozenset(
+    {OperationCode.SELECT_LOB_LOCATOR, OperationCode.LOB_WRITE, OperationCode.INTERNAL}
+)
+
 
 @dataclass(frozen=True, slots=True)
 class RedoEvent:
@@ -93,7 +99,7 @@ def render_rows(
         "operation_code": int(event.code),
         "seg_owner": table.owner if table is not None else None,
         "table_name": table.name if table is not None else None,
-        "row_id": _row_id(event) if is_dml else NO_ROW_ID,
+        "row_id": _row_id(event) if is_dml or event.code in _TEXT_CODES else NO_ROW_ID,
         "rs_id": event.rs_id,
         "ssn": event.ssn,
         "rollback": event.rollback,
@@ -188,6 +194,8 @@ def _sql_redo(event: RedoEvent, nls: NlsSettings, *, rowid_in_statement: bool = 
     fixed = _FIXED_SQL.get(code)
     if fixed is not None:
         return fixed
+    if code in _TEXT_CODES:
+        return event.text or ""
     table, row_id = event.table, event.row_id
     if table is None or row_id is None:
         raise ValueError(f"DML event without table or ROWID: {event}")

@@ -47,6 +47,17 @@ class TransactionEngine(Protocol):
     def _forget(self, txn: SimTransaction) -> None: ...
     def _record_start(self, txn: SimTransaction, scn: int) -> None: ...
     def _record_end(self, txn: SimTransaction, code: OperationCode, scn: int) -> None: ...
+
+    lob_out_of_line_chars: int | None
+
+    def _record_lob_rows(
+        self,
+        txn: SimTransaction,
+        table: TableDef,
+        rowid: str,
+        texts: list[tuple[int, str]],
+        scn: int,
+    ) -> None: ...
     def _record_dml(
         self,
         txn: SimTransaction,
@@ -109,10 +120,18 @@ class SimTransaction:
             self, OperationCode.INSERT, definition, rowid, given, None, row, scn,
             empty_lobs=bool(lobs),
         )  # fmt: skip
-        for lob in lobs:  # the LOB value follows the EMPTY_xLOB() insert as an update
-            self._db._record_dml(
-                self, OperationCode.UPDATE, definition, rowid, (lob,), row, row, scn
-            )
+        limit = self._db.lob_out_of_line_chars
+        out_of_line = [c for c in lobs if limit is not None and len(row[c]) > limit]  # type: ignore[arg-type]
+        if out_of_line:  # a locator and writes per value, without ROWID
+            texts = [t for c in out_of_line for t in _lob_writes(definition, c, row[c])]
+            if len(out_of_line) == len(lobs):  # nothing in line: an INTERNAL row ends it
+                texts.append((int(OperationCode.INTERNAL), ""))
+            self._db._record_lob_rows(self, definition, rowid, texts, scn)
+        for lob in lobs:  # an in-line value follows the EMPTY_xLOB() insert as an update
+            if lob not in out_of_line:
+                self._db._record_dml(
+                    self, OperationCode.UPDATE, definition, rowid, (lob,), row, row, scn
+                )
         self._remember(_Change(state, rowid, OperationCode.INSERT, given, None, row))
         return rowid
 
@@ -334,3 +353,23 @@ def _as_truth(definition: TableDef, rowid: str, row: StoredRow) -> dict[str, obj
     }
     values["ROWID"] = rowid
     return values
+
+
+_LOB_WRITE_CHARS = 1000  # characters (bytes of a BLOB) per LOB_WRITE row
+
+
+def _lob_writes(definition: TableDef, column: str, value: object) -> list[tuple[int, str]]:
+    """The SEL_LOB_LOCATOR row and the LOB_WRITE rows that write ``value`` out of line."""
+    kind = "BLOB" if isinstance(value, bytes) else "CLOB"
+    table = f'"{definition.owner}"."{definition.name}"'
+    rows = [(int(OperationCode.SELECT_LOB_LOCATOR),
+             f'DECLARE \n loc_c {kind}; \n buf_c VARCHAR2(6156);\n BEGIN\n'
+             f' select "{column}" into loc_c from {table} for update;')]  # fmt: skip
+    text = value.hex() if isinstance(value, bytes) else str(value)
+    for offset in range(0, len(text), _LOB_WRITE_CHARS):
+        piece = text[offset : offset + _LOB_WRITE_CHARS]
+        literal = f"HEXTORAW('{piece}')" if kind == "BLOB" else "'" + piece.replace("'", "''") + "'"
+        rows.append((int(OperationCode.LOB_WRITE),
+                     f"buf_c := {literal};\n  dbms_lob.write(loc_c, {len(piece)}, "
+                     f"{offset + 1}, buf_c);"))  # fmt: skip
+    return rows
