@@ -205,10 +205,13 @@ def run_child(
     parser: str = "compiled",
     landing: str = "auto",
     reader: str = "inline",
+    bundles: Path = RESULTS_DIR,
 ) -> dict[str, Any]:
-    """One measurement in a fresh Python process (its own peak RSS, its own JVM)."""
+    """One measurement in a fresh Python process (its own peak RSS, its own JVM), of the
+    bundle recorded under ``bundles``."""
     command = [sys.executable, __file__, "--child", "--rows", str(rows), "--tables", str(tables)]
     command += ["--seed", str(seed), "--landings", landing, "--readers", reader]
+    command += ["--bundles", str(bundles)]
     if profile is not None:
         command += ["--profile", str(profile)]
     environment = {**os.environ, "ORACDC_PARSER": parser}
@@ -271,8 +274,9 @@ def main(argv: list[str] | None = None) -> int:
             ]
             for parser_name, landing, reader in variants:
                 measured = run_child(
-                    rows, args.tables, args.seed, args.profile, parser_name, landing, reader
-                )
+                    rows, args.tables, args.seed, args.profile, parser_name, landing, reader,
+                    args.bundles,
+                )  # fmt: skip
                 vs_floor = round(measured["total_s"] / floor, 1)
                 row = run.add(
                     rows=rows, run=attempt, **meta, **measured, io_floor_s=round(floor, 2),

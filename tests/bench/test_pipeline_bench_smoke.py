@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -140,3 +141,20 @@ def test_sync_bench_cycle_applies_new_changes_and_splits_its_time(
     assert _finite_positive(cycle["cycle_s"], cycle["dbt_s"])
     parts = cycle["extract_s"] + cycle["land_s"] + cycle["generate_s"] + cycle["dbt_s"]
     assert parts <= cycle["cycle_s"] + 0.3
+
+
+def test_a_child_run_measures_the_bundle_under_the_chosen_root(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    commands: list[list[str]] = []
+
+    def run(command: list[str], **_: object) -> subprocess.CompletedProcess[str]:
+        commands.append(command)
+        return subprocess.CompletedProcess(command, 0, stdout='{"total_s": 1.0}\n', stderr="")
+
+    monkeypatch.setattr(extract_land_bench.subprocess, "run", run)
+
+    extract_land_bench.run_child(300, 3, 5, None, bundles=tmp_path)
+
+    (command,) = commands
+    assert command[command.index("--bundles") + 1] == str(tmp_path)
