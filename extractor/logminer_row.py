@@ -113,6 +113,9 @@ LOGMINER_COLUMNS: tuple[str, ...] = (
 # UNSUPPORTED, and the INSERT of a row whose LOB value follows it (the row's real ROWID comes
 # with the next row of the statement: the UPDATE writing the LOB, or an INTERNAL row).
 NO_ROW_ID = "AAAAAAAAAAAAAAAAAA"
+# How a ROWID of an object as a whole ends (file, block and slot all zero): on INTERNAL rows
+# that belong to no row.
+OBJECT_ROW_ID_SUFFIX = "A" * 12
 
 # An optional column of the bundle contract and the Oracle query (rows without it stay valid).
 DATA_OBJ_COLUMN = "DATA_OBJ#"

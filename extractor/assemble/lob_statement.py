@@ -13,7 +13,7 @@ which continue the statement and which end it.
 from __future__ import annotations
 
 from extractor.errors import RedoParseError
-from extractor.logminer_row import NO_ROW_ID, LogMinerRow, OperationCode
+from extractor.logminer_row import NO_ROW_ID, OBJECT_ROW_ID_SUFFIX, LogMinerRow, OperationCode
 from extractor.parse import Literal, ParsedRedo, parse_redo
 
 INSERT, UPDATE, DELETE = OperationCode.INSERT, OperationCode.UPDATE, OperationCode.DELETE
@@ -34,9 +34,6 @@ _VALUE_WRITING_CODES = frozenset(
         OperationCode.EXTENDED_STRING_END,
     }
 )
-# A ROWID of no row (file, block and slot all zero): what Oracle writes on INTERNAL rows of
-# an object as a whole; Debezium's adapter leaves them out for the same reason.
-_OBJECT_ROW_ID_SUFFIX = "A" * 12
 _EMPTY_LOBS = ("EMPTY_CLOB()", "EMPTY_BLOB()")
 
 
@@ -64,7 +61,7 @@ def may_end_statement(row: LogMinerRow) -> bool:
         not row.rollback
         and row_id is not None
         and row_id != NO_ROW_ID
-        and not row_id.endswith(_OBJECT_ROW_ID_SUFFIX)
+        and not row_id.endswith(OBJECT_ROW_ID_SUFFIX)
     )
 
 

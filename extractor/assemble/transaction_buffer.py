@@ -244,7 +244,8 @@ class TransactionBuffer:
         including that INSERT (an INSERT with a LOB is followed by the UPDATE writing the LOB,
         both undone by the one DELETE). Any other undo row cancels the latest event, and
         below it the rows writing out-of-line values that it follows, down to their
-        statement's DML row (they were given its ROWID: ``lob_statement``).
+        statement's DML row (they were given its ROWID: ``lob_statement``; value-writing rows
+        never show a ROWID of their own, so those on a ROWID's stack are such rows).
         """
         if row.row_id is None or row.row_id == NO_ROW_ID:
             self._unmatched_rollback_rows += 1

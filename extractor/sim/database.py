@@ -774,7 +774,7 @@ class SimDatabase:
         txn: SimTransaction,
         table: TableDef,
         rowid: str,
-        texts: list[tuple[int, str]],
+        texts: list[tuple[OperationCode, str]],
         scn: int,
     ) -> None:
         """Rows without a DML image: (code, SQL_REDO) each, the INTERNAL one (code 0) with
@@ -783,7 +783,7 @@ class SimDatabase:
             internal = code == OperationCode.INTERNAL
             self._append(
                 RedoEvent(
-                    scn=scn, xid=txn.xid, code=OperationCode(code),
+                    scn=scn, xid=txn.xid, code=code,
                     rs_id=self._allocate_rs_id(table, txn.xid), ssn=0, timestamp=self._clock(),
                     username=txn.username, table=None if internal else table,
                     row_id=rowid if internal else NO_ROW_ID, text=text,

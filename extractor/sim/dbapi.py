@@ -21,7 +21,12 @@ from typing import Any
 
 from extractor.dictionary import TableDef
 from extractor.errors import SimUsageError
-from extractor.logminer_row import TRANSACTION_CONTROL_CODES, LogMinerRow, OperationCode
+from extractor.logminer_row import (
+    OBJECT_ROW_ID_SUFFIX,
+    TRANSACTION_CONTROL_CODES,
+    LogMinerRow,
+    OperationCode,
+)
 from extractor.sim.database import SimDatabase
 from extractor.sim.oracle_errors import raise_oracle_error
 from extractor.sim.redo_logs import RedoLogFile
@@ -749,7 +754,7 @@ class _Filter:
             return True
         if self.internal_rows and row.operation_code == OperationCode.INTERNAL:
             row_id = row.row_id or ""
-            return row.rollback == 0 and not row_id.endswith("AAAAAAAAAAAA")
+            return row.rollback == 0 and not row_id.endswith(OBJECT_ROW_ID_SUFFIX)
         if row.data_obj is not None and row.data_obj in self.objects:
             return True
         if row.seg_owner is None:

@@ -55,7 +55,7 @@ class TransactionEngine(Protocol):
         txn: SimTransaction,
         table: TableDef,
         rowid: str,
-        texts: list[tuple[int, str]],
+        texts: list[tuple[OperationCode, str]],
         scn: int,
     ) -> None: ...
     def _record_dml(
@@ -125,7 +125,7 @@ class SimTransaction:
         if out_of_line:  # a locator and writes per value, without ROWID
             texts = [t for c in out_of_line for t in _lob_writes(definition, c, row[c])]
             if len(out_of_line) == len(lobs):  # nothing in line: an INTERNAL row ends it
-                texts.append((int(OperationCode.INTERNAL), ""))
+                texts.append((OperationCode.INTERNAL, ""))
             self._db._record_lob_rows(self, definition, rowid, texts, scn)
         for lob in lobs:  # an in-line value follows the EMPTY_xLOB() insert as an update
             if lob not in out_of_line:
@@ -358,18 +358,20 @@ def _as_truth(definition: TableDef, rowid: str, row: StoredRow) -> dict[str, obj
 _LOB_WRITE_CHARS = 1000  # characters (bytes of a BLOB) per LOB_WRITE row
 
 
-def _lob_writes(definition: TableDef, column: str, value: object) -> list[tuple[int, str]]:
+def _lob_writes(
+    definition: TableDef, column: str, value: object
+) -> list[tuple[OperationCode, str]]:
     """The SEL_LOB_LOCATOR row and the LOB_WRITE rows that write ``value`` out of line."""
     kind = "BLOB" if isinstance(value, bytes) else "CLOB"
     table = f'"{definition.owner}"."{definition.name}"'
-    rows = [(int(OperationCode.SELECT_LOB_LOCATOR),
+    rows = [(OperationCode.SELECT_LOB_LOCATOR,
              f'DECLARE \n loc_c {kind}; \n buf_c VARCHAR2(6156);\n BEGIN\n'
              f' select "{column}" into loc_c from {table} for update;')]  # fmt: skip
     text = value.hex() if isinstance(value, bytes) else str(value)
     for offset in range(0, len(text), _LOB_WRITE_CHARS):
         piece = text[offset : offset + _LOB_WRITE_CHARS]
         literal = f"HEXTORAW('{piece}')" if kind == "BLOB" else "'" + piece.replace("'", "''") + "'"
-        rows.append((int(OperationCode.LOB_WRITE),
+        rows.append((OperationCode.LOB_WRITE,
                      f"buf_c := {literal};\n  dbms_lob.write(loc_c, {len(piece)}, "
                      f"{offset + 1}, buf_c);"))  # fmt: skip
     return rows

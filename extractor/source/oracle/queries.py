@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from extractor.errors import OracleIdentifierError
-from extractor.logminer_row import TRANSACTION_CONTROL_CODES, OperationCode
+from extractor.logminer_row import OBJECT_ROW_ID_SUFFIX, TRANSACTION_CONTROL_CODES, OperationCode
 
 # -- database ------------------------------------------------------------------------------
 
@@ -232,7 +232,7 @@ LOGMNR_CONTENTS: Final = (
 LOGMNR_INTERNAL_ROWS: Final = f" OR OPERATION_CODE = {int(OperationCode.INTERNAL)}"
 LOGMNR_INTERNAL_ROWS_CONDITION: Final = (
     f' AND (OPERATION_CODE <> {int(OperationCode.INTERNAL)} OR ("ROLLBACK" = 0 '
-    "AND ROW_ID NOT LIKE '%AAAAAAAAAAAA' AND SEQUENCE# > 1))"
+    f"AND ROW_ID NOT LIKE '%{OBJECT_ROW_ID_SUFFIX}' AND SEQUENCE# > 1))"
 )
 # A root session's rows of one PDB, its transaction-control rows included: other containers'
 # rows are left out (a clone has the same table names and object numbers; its transactions'
