@@ -74,6 +74,11 @@ class SourceConnectionError(SourceError):
     """The source database cannot be reached or the connection was lost."""
 
 
+class SourceIncarnationError(SourceError):
+    """The source is another database, or another incarnation of it (OPEN RESETLOGS), than
+    the one the checkpoint's positions and the landed changes are from."""
+
+
 class MissingRedoLogError(SourceError):
     """Redo needed to mine an SCN range is gone (purged archive log, ORA-01291): changes in
     that range cannot be read, so replication cannot continue without a new snapshot."""

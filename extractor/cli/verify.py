@@ -22,6 +22,7 @@ from extractor.config import OracdcConfig
 from extractor.dictionary import TableDef
 from extractor.errors import VerifyError
 from extractor.name_patterns import name_matches
+from extractor.pipeline.incarnation_guard import incarnation_change
 from extractor.pipeline.runtime import open_configured_source
 from extractor.pipeline.table_registry import TableRegistry
 from extractor.source.base import Source
@@ -84,6 +85,20 @@ def read_checkpoint(config: OracdcConfig) -> Checkpoint:
             f"nothing replicated yet (no mined_to_scn in {path})", fix="run `oracdc sync` first"
         )
     return checkpoint
+
+
+def check_incarnation(checkpoint: Checkpoint, source: Source) -> None:
+    """Refuse a source that is not the incarnation the replicas came from: its rows AS OF
+    the replicas' SCN are another history (docs/extraction.md, "A source restored to an
+    earlier SCN")."""
+    known, now = checkpoint.incarnation, source.incarnation()
+    change = None if known is None or now is None else incarnation_change(known, now)
+    if change is not None:
+        raise VerifyError(
+            f"{change}: the replicas cannot be compared with it",
+            fix="run `oracdc snapshot --force` and `oracdc sync` first, or point source.dsn "
+            'back (docs/operations.md, "The source database was restored or replaced")',
+        )
 
 
 def replicated_scn(checkpoint: Checkpoint) -> int | None:
@@ -157,6 +172,7 @@ def run(args: argparse.Namespace) -> int:
     options = VerifyOptions(sample=args.sample, max_examples=max(0, args.show), seed=args.seed)
     source = open_source(config)
     try:
+        check_incarnation(checkpoint, source)
         tables = selected_tables(source, config, args.tables)
         spark = cli_options.open_spark(config)
         replica_side = ReplicaDigests(spark, schema)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any
@@ -152,22 +152,36 @@ class StagingWriter:
         """The highest ``_batch_id`` / ``batch_id`` landed in any table of the schema, or None.
 
         A restart without a checkpoint must continue above it (dbt's watermark)."""
-        parts = []
+        columns = {}
         for table_name in self._table_names():
             if table_name.endswith("_log") and checked_name_or_none(table_name):
-                column = "_batch_id"
+                columns[table_name] = "_batch_id"
             elif table_name in (ERRORS_TABLE, SCHEMA_HISTORY_TABLE):
-                column = "batch_id"
-            else:
-                continue
-            parts.append(
-                f"SELECT max({column}) AS m FROM {qualified_table(self._schema, table_name)}"
-            )
+                columns[table_name] = "batch_id"
+        return self._max_of(columns)
+
+    def max_commit_scn(self) -> int | None:
+        """The highest ``_commit_scn`` landed in any staging table of the schema, or None:
+        after a new incarnation of the source, the SCN its next snapshot must pass."""
+        return self._max_of(
+            {
+                table_name: "_commit_scn"
+                for table_name in self._table_names()
+                if table_name.endswith("_log") and checked_name_or_none(table_name)
+            }
+        )
+
+    def _max_of(self, columns: Mapping[str, str]) -> int | None:
+        """The largest value of ``columns`` (table name -> column) over those tables."""
+        parts = [
+            f"SELECT max({column}) AS m FROM {qualified_table(self._schema, table_name)}"
+            for table_name, column in columns.items()
+        ]
         if not parts:
             return None
         if self._files is not None:
             self._files.refresh()
-        query = f"SELECT max(m) AS m FROM ({' UNION ALL '.join(parts)}) AS batches"
+        query = f"SELECT max(m) AS m FROM ({' UNION ALL '.join(parts)}) AS maxima"
         value = self._spark.sql(query).collect()[0]["m"]
         return None if value is None else int(value)
 

@@ -32,6 +32,7 @@ from extractor.land.staging_writer import StagingWriter
 from extractor.parse import implementation as parser_implementation
 from extractor.parse.change_builder import ChangeBuilder
 from extractor.pipeline.fault_points import FaultHook, no_fault
+from extractor.pipeline.incarnation_guard import IncarnationGuard
 from extractor.pipeline.lander import Lander
 from extractor.pipeline.redo_gap import streamed_tables, tables_to_snapshot_again
 from extractor.pipeline.snapshot_runner import SnapshotResult, SnapshotRunner
@@ -111,6 +112,12 @@ class Extractor:
             config, source, self.registry, store, writer, lander, self._observer,
             on_new_tables=self._stream.restart_from_checkpoint,
         )  # fmt: skip
+        self._incarnation = IncarnationGuard(
+            config, source, store, writer,
+            replicated=self.registry.resolve,
+            take_again=self._snapshots.take_again,
+            on_adopted=self._stream.restart_from_checkpoint,
+        )  # fmt: skip
 
     @property
     def checkpoint(self) -> Checkpoint:
@@ -122,8 +129,10 @@ class Extractor:
         return self._observer.stats
 
     def snapshot(self) -> SnapshotResult:
-        """Snapshot every selected table not snapshotted yet (resuming a cut-off one)."""
+        """Snapshot every selected table not snapshotted yet (resuming a cut-off one); first
+        the source's incarnation is checked (``incarnation_guard``)."""
         with self.writer.refreshes_deferred():
+            self._incarnation.check()
             return self._snapshots.snapshot()
 
     def snapshot_pending(self) -> bool:
@@ -138,11 +147,14 @@ class Extractor:
         When the redo from the resume position is gone and every streamed table has
         ``snapshot_mode: when_needed``, the tables are marked to be snapshotted again
         (``snapshot_pending``) and nothing more is mined this call; otherwise the
-        MissingRedoLogError goes up.
+        MissingRedoLogError goes up. The same after a RESETLOGS of the source
+        (``incarnation_guard``), whose SourceIncarnationError goes up otherwise.
 
         Tables landed as Parquet files are refreshed in this Spark session once, at the end
         of the call (``StagingWriter.refreshes_deferred``), not after every window."""
         with self.writer.refreshes_deferred():
+            if self._incarnation.check():  # tables sent back to be snapshotted
+                return StreamResult(0, 0, 0, 0, self.checkpoint.mined_to_scn)
             return self._stream_and_heartbeat(until_scn)
 
     def _stream_and_heartbeat(self, until_scn: int | None) -> StreamResult:
@@ -178,7 +190,9 @@ class Extractor:
         self._last_heartbeat, self._last_heartbeat_scn = now, mined_to
 
     def take_again(self, tables: list[TableDef], why: str) -> None:
-        """Mark ``tables`` to be snapshotted again, in full, by the next ``snapshot()``."""
+        """Mark ``tables`` to be snapshotted again, in full, by the next ``snapshot()``;
+        refused for a source that is another database than the checkpoint's."""
+        self._incarnation.check_database()
         self._snapshots.take_again(tables, why)
 
     def close(self) -> None:

@@ -23,6 +23,7 @@ from extractor.config import OracdcConfig
 from extractor.dictionary import TableDef
 from extractor.errors import OracdcError
 from extractor.land.staging_writer import StagingWriter
+from extractor.pipeline.incarnation_guard import wait_for_scn_above
 from extractor.pipeline.lander import Lander
 from extractor.pipeline.progress import Progress
 from extractor.pipeline.stats_observer import StatsObserver
@@ -174,7 +175,14 @@ class SnapshotRunner:
     def _start(
         self, checkpoint: Checkpoint, tables: Sequence[TableDef], selected: set[str]
     ) -> Checkpoint:
-        """Start ``tables`` at one snapshot point; ``selected``: every configured table."""
+        """Start ``tables`` at one snapshot point; ``selected``: every configured table.
+        After a new incarnation of the source, the point is above every SCN landed from the
+        earlier one (``Checkpoint.snapshot_above_scn``): the reset markers retire them."""
+        if checkpoint.snapshot_above_scn is not None:
+            wait_for_scn_above(
+                self._source, checkpoint.snapshot_above_scn,
+                self._config.mining.poll_interval_seconds,
+            )  # fmt: skip
         point = self._source.snapshot_point(tables)
         LOG.info(
             "snapshot of %d table(s) at SCN %d; mining starts at SCN %d",
@@ -207,7 +215,7 @@ class SnapshotRunner:
         resume = point.mining_start_scn
         if checkpoint.resume_scn is not None and not restart:
             resume = min(resume, checkpoint.resume_scn)
-        checkpoint = replace(checkpoint, resume_scn=resume)
+        checkpoint = replace(checkpoint, resume_scn=resume, snapshot_above_scn=None)
         self._on_new_tables()
         return self._store.save(checkpoint)
 

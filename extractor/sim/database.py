@@ -60,6 +60,14 @@ class SimDatabase:
     # writing the value (None: every value in line). A class default, so that a database
     # saved before the setting existed reads as None.
     lob_out_of_line_chars: int | None = None
+    # V$DATABASE.DBID, RESETLOGS_CHANGE# and the incarnation's RESETLOGS_ID (``open_resetlogs``
+    # starts a new one; its RESETLOGS_TIME follows from the id); the archived logs of earlier
+    # incarnations stay listed in ``_parent_logs``. Class defaults, for a database saved
+    # before they existed.
+    dbid: int = 3_148_472_117
+    resetlogs_change: int = 1
+    resetlogs_id: int = 1
+    _parent_logs: tuple[RedoLogFile, ...] = ()
 
     def __init__(
         self,
@@ -667,8 +675,69 @@ class SimDatabase:
         names = set(log_names)
         return {f.thread for f in self.log_files() if f.name in names}
 
+    @property
+    def resetlogs_time(self) -> str:
+        """V$DATABASE.RESETLOGS_TIME (``YYYY-MM-DD HH24:MI:SS``): a second per incarnation."""
+        opened = RESETLOGS_EPOCH + timedelta(seconds=self.resetlogs_id)
+        return opened.strftime("%Y-%m-%d %H:%M:%S")
+
     def log_files(self) -> list[RedoLogFile]:
-        return [f for _, t in sorted(self._threads.items()) for f in t.logs.files()]
+        """Every log file: the archived logs of earlier incarnations, then per thread the
+        current incarnation's archived and online logs."""
+        current = [f for _, t in sorted(self._threads.items()) for f in t.logs.files()]
+        return [*self._parent_logs, *current]
+
+    def open_resetlogs(self, to_scn: int) -> int:
+        """Point-in-time recovery to ``to_scn`` then ALTER DATABASE OPEN RESETLOGS (as after
+        a FLASHBACK DATABASE or an incomplete recovery): every change committed above
+        ``to_scn`` is gone, its redo too; a new incarnation starts at RESETLOGS_CHANGE#
+        ``to_scn + 1`` with log sequence 1 on every thread; the earlier incarnation's
+        archived logs stay listed under their own RESETLOGS_CHANGE#. SCNs go on from the
+        new RESETLOGS_CHANGE#, below those the lost changes had. Returns it.
+
+        Simulator limits: no transaction may be open at ``to_scn`` (Oracle would roll it
+        back at the open) and no DDL may follow it (the dictionary is not rewound)."""
+        if self._held_scn is not None or not self._first_scn <= to_scn <= self._scn:
+            raise SimUsageError(f"cannot recover to SCN {to_scn} (now {self._scn})")
+        cut = bisect_right(self._event_scns, to_scn)
+        for event in self._events[cut:]:
+            if event.code == OperationCode.DDL:
+                raise SimUsageError(f"DDL at SCN {event.scn} follows SCN {to_scn}")
+        open_at_cut = self._open_at(cut) - self._marker_xids
+        if open_at_cut:
+            raise SimUsageError(f"transactions {sorted(open_at_cut)} are open at SCN {to_scn}")
+        self._parent_logs = (
+            *self._parent_logs,
+            *(f for f in self.log_files()[len(self._parent_logs) :] if not f.is_online),
+        )
+        del self._events[cut:], self._event_scns[cut:], self._event_threads[cut:]
+        self._rendered = {i: rows for i, rows in self._rendered.items() if i < cut}
+        for table in self._tables.values():
+            table.rewind(to_scn)
+        self._transactions.clear()
+        self._marker_xids.clear()
+        self.resetlogs_change = to_scn + 1
+        self.resetlogs_id += 1  # also when an earlier incarnation began at the same SCN
+        self._scn = self._redo_flushed_scn = self.resetlogs_change
+        for state in self._threads.values():
+            state.logs = RedoLogCatalog(
+                self._scn, database_name=self.database_name, thread=state.logs.thread,
+                archive_destinations=len(self.archive_destinations),
+                resetlogs_change=self.resetlogs_change, resetlogs_id=self.resetlogs_id,
+            )  # fmt: skip
+            state.enable_change = self._scn
+        self._logs = self._threads[1].logs
+        return self.resetlogs_change
+
+    def _open_at(self, cut: int) -> set[str]:
+        """The XIDs of transactions started and not ended in the first ``cut`` events."""
+        started: set[str] = set()
+        for event in self._events[:cut]:
+            if event.code == OperationCode.START:
+                started.add(event.xid)
+            elif event.code in _END_CODES and not event.rollback:
+                started.discard(event.xid)
+        return started
 
     def switch_log(self, thread: int | None = None) -> None:
         """ALTER SYSTEM SWITCH LOGFILE (one ``thread``) or, by default, ARCHIVE LOG CURRENT
@@ -912,6 +981,7 @@ def _xid(serial: int, slot_shift: int = 0) -> str:
     return raw.hex().upper()
 
 
+RESETLOGS_EPOCH = datetime(2023, 11, 6, 9, 30)  # when the simulated database was created
 _DML_CODES = (OperationCode.INSERT, OperationCode.UPDATE, OperationCode.DELETE)
 _END_CODES = (OperationCode.COMMIT, OperationCode.ROLLBACK)
 PARTIAL_XID_SEQUENCE = "FFFFFFFF"  # the XID sequence LogMiner shows when it cannot link it

@@ -154,6 +154,7 @@ class SimCursor:
         self._mined = False  # the result is V$LOGMNR_CONTENTS rows
         self._handlers: dict[str, Callable[[Mapping[str, Any]], list[Row]]] = {
             queries.normalise(queries.CURRENT_SCN): self._current_scn,
+            queries.normalise(queries.INCARNATION): self._incarnation,
             queries.normalise(queries.MINABLE_SCN): self._minable_scn,
             queries.normalise(queries.SERVER_UTC_OFFSET): self._server_utc_offset,
             queries.normalise(queries.DATABASE_INFO): self._database_info,
@@ -290,6 +291,9 @@ class SimCursor:
 
     def _current_scn(self, binds: Mapping[str, Any]) -> list[Row]:
         return [(self.db.current_scn(),)]
+
+    def _incarnation(self, binds: Mapping[str, Any]) -> list[Row]:
+        return [(self.db.dbid, self.db.resetlogs_change, self.db.resetlogs_time)]
 
     def _minable_scn(self, binds: Mapping[str, Any]) -> list[Row]:
         return [(self.db.written_scn(),)]
@@ -450,7 +454,8 @@ class SimCursor:
 
     def _archived_logs(self, binds: Mapping[str, Any]) -> list[Row]:
         """Per (THREAD#, SEQUENCE#) the available copy (STATUS 'A') on the lowest DEST_ID of
-        the local valid destinations (``SimDatabase.archive_destinations``)."""
+        the local valid destinations (``SimDatabase.archive_destinations``), of the current
+        incarnation (RESETLOGS_CHANGE# and RESETLOGS_TIME, which the id stands for here)."""
         start, end = int(binds["start_scn"]), int(binds["end_scn"])
         copies: dict[tuple[int, int], RedoLogFile] = {}
         for f in self.db.log_files():
@@ -459,6 +464,8 @@ class SimCursor:
                 and f.archived
                 and f.status == "A"
                 and f.dest_id in self.db.archive_destinations
+                and (f.resetlogs_change, f.resetlogs_id)
+                == (self.db.resetlogs_change, self.db.resetlogs_id)
                 and f.next_change is not None
                 and f.next_change > start
                 and f.first_change <= end

@@ -31,6 +31,9 @@ class RedoLogFile:
     status: str  # online: CURRENT | ACTIVE | INACTIVE; archived: A (available) | D (deleted)
     is_online: bool
     dest_id: int = 1  # V$ARCHIVED_LOG.DEST_ID of an archived copy
+    # V$ARCHIVED_LOG.RESETLOGS_CHANGE# and RESETLOGS_ID: the incarnation whose redo it holds
+    resetlogs_change: int = 1
+    resetlogs_id: int = 1
 
 
 @dataclass(slots=True)
@@ -45,6 +48,9 @@ class RedoLogCatalog:
     """Log sequences of one redo thread and the redo position (RS_ID) inside the current one."""
 
     BLOCK_BYTES = 512
+    # a catalog saved before incarnations existed: the first one
+    resetlogs_change = 1
+    resetlogs_id = 1
     ARCHIVE_DIRECTORIES = ("/u01/app/oracle/fra/{db}/archivelog", "/u02/app/oracle/arch/{db}")
 
     def __init__(
@@ -55,12 +61,16 @@ class RedoLogCatalog:
         database_name: str,
         thread: int = 1,
         archive_destinations: int = 1,
+        resetlogs_change: int = 1,
+        resetlogs_id: int = 1,
     ) -> None:
         if not 1 <= archive_destinations <= len(self.ARCHIVE_DIRECTORIES):
             raise ValueError(f"archive_destinations must be 1..{len(self.ARCHIVE_DIRECTORIES)}")
         self._online_groups = online_groups
         self._database_name = database_name
         self.thread = thread
+        self.resetlogs_change = resetlogs_change
+        self.resetlogs_id = resetlogs_id
         self._destinations = range(1, archive_destinations + 1)
         self.online_dropped = False  # a disabled thread's groups were dropped
         self._sequences: list[_Sequence] = [_Sequence(1, first_scn)]
@@ -132,12 +142,15 @@ class RedoLogCatalog:
             sequence=seq.sequence,
             first_change=seq.first_change,
             next_change=seq.next_change,
-            name=f"{directory}/{self.thread}_{seq.sequence}_1.arc",
+            # LOG_ARCHIVE_FORMAT %t_%s_%r: thread, sequence, RESETLOGS_ID of the incarnation
+            name=f"{directory}/{self.thread}_{seq.sequence}_{self.resetlogs_id}.arc",
             archived=True,
             available=not deleted,
             status="D" if deleted else "A",
             is_online=False,
             dest_id=dest_id,
+            resetlogs_change=self.resetlogs_change,
+            resetlogs_id=self.resetlogs_id,
         )
 
     def _online_sequences(self) -> list[_Sequence]:
@@ -164,6 +177,8 @@ class RedoLogCatalog:
                     available=True,
                     status=status,
                     is_online=True,
+                    resetlogs_change=self.resetlogs_change,
+                    resetlogs_id=self.resetlogs_id,
                 )
             )
         return list(reversed(files))

@@ -63,6 +63,16 @@ class VersionedTable:
         else:
             self.latest[rowid] = row
 
+    def rewind(self, to_scn: int) -> None:
+        """Forget every version committed above ``to_scn`` (point-in-time recovery); the
+        latest rows are those of ``to_scn``. No lock survives (no transaction does)."""
+        for rowid, scns in self._version_scns.items():
+            kept = bisect_right(scns, to_scn)
+            del scns[kept:]
+            del self._versions[rowid][kept:]
+        self.latest = {rowid: row for rowid, row in self.rows_at(to_scn)}
+        self.locks.clear()
+
     def rows_at(self, scn: int) -> Iterator[tuple[str, StoredRow]]:
         """(ROWID, row) of every row committed and not deleted as of ``scn``."""
         for rowid, scns in self._version_scns.items():

@@ -234,6 +234,16 @@ class WorkloadRunner:
         self._try_pending_drop()
         return self._result(first_scn, before)
 
+    def after_resetlogs(self) -> None:
+        """Go on after ``SimDatabase.open_resetlogs``: the open transactions are gone, and the
+        rows a transaction may pick are those committed now (keys are never reused)."""
+        self._active.clear()
+        for name in self._names:
+            live = _Live()
+            for row in self.db.truth(self.spec.owner, name, self.db.current_scn()):
+                live.add(str(row["ROWID"]))
+            self.live[name] = live
+
     def _counts(self) -> tuple[int, int, int, int]:
         return (self.committed, self.rolled_back, self.dml_rows, self.unsupported)
 

@@ -33,6 +33,7 @@ from extractor.errors import (
     SourceError,
     TableNotFoundError,
 )
+from extractor.incarnation import SourceIncarnation
 from extractor.logminer_row import LogMinerRow
 from extractor.nls import NlsSettings
 
@@ -91,6 +92,11 @@ class Source(Protocol):
 
     def current_scn(self) -> int:
         """V$DATABASE.CURRENT_SCN (a bundle: its largest recorded SCN)."""
+        ...
+
+    def incarnation(self) -> SourceIncarnation | None:
+        """V$DATABASE.DBID, RESETLOGS_CHANGE# and RESETLOGS_TIME: the database and its
+        incarnation (None: the source cannot tell, a replay bundle)."""
         ...
 
     def minable_scn(self) -> int:

@@ -21,6 +21,7 @@ from typing import IO, Any, Final, Literal, cast, get_args
 
 from extractor.atomic_file import write_text_atomically
 from extractor.errors import CheckpointCorruptError, CheckpointError, CheckpointLockedError
+from extractor.incarnation import SourceIncarnation
 from extractor.process_lock import (
     ProcessLockHeldError,
     acquire_process_lock,
@@ -34,9 +35,11 @@ CHECKPOINT_FILE: Final = "checkpoint.json"
 LOCK_FILE: Final = "checkpoint.lock"
 FORMAT_NAME: Final = "oracdc-checkpoint"
 # 2: tables waiting for a new snapshot stay listed as "pending" (1 removed them), and the
-# no_data / initial_only flags. Version 1 files are read (they hold neither).
-FORMAT_VERSION: Final = 2
-READABLE_VERSIONS: Final = (1, 2)
+# no_data / initial_only flags. 3: the source's incarnation and the SCN the next snapshot
+# must pass (an older oracdc would drop them and snapshot below lost changes). Versions 1
+# and 2 are read (they hold neither).
+FORMAT_VERSION: Final = 3
+READABLE_VERSIONS: Final = (1, 2, 3)
 
 SnapshotStatus = Literal["pending", "running", "done"]
 SNAPSHOT_STATUSES: Final[tuple[str, ...]] = get_args(SnapshotStatus)
@@ -102,7 +105,11 @@ class Checkpoint:
     ``resume_scn``: where mining restarts (at or below the start of every still-open
     transaction). ``last_commit``: the last transaction landed; a restart skips transactions
     at or below it. ``mined_to_scn``: the end of the last mining window processed.
-    ``next_batch_id``: the lowest batch id never handed out.
+    ``next_batch_id``: the lowest batch id never handed out. ``incarnation``: the source
+    database and incarnation the positions are in (None: not read yet, or a replay bundle).
+    ``snapshot_above_scn``: after a RESETLOGS of the source, the highest commit SCN landed
+    before; the next snapshot waits for the source's SCN to pass it, so that its reset
+    markers order after (and retire) every row landed before (docs/extraction.md).
     """
 
     resume_scn: int | None = None
@@ -110,6 +117,8 @@ class Checkpoint:
     mined_to_scn: int | None = None
     tables: Mapping[str, TableSnapshotState] = field(default_factory=dict)
     next_batch_id: int = 1
+    incarnation: SourceIncarnation | None = None
+    snapshot_above_scn: int | None = None
 
     def with_table(self, qualified_name: str, state: TableSnapshotState) -> Checkpoint:
         """A copy with the snapshot state of one table replaced."""
@@ -156,6 +165,12 @@ class Checkpoint:
             "mined_to_scn": self.mined_to_scn,
             "next_batch_id": self.next_batch_id,
             "tables": {name: state.to_json() for name, state in sorted(self.tables.items())},
+            **({"incarnation": self.incarnation.to_json()} if self.incarnation else {}),
+            **(
+                {"snapshot_above_scn": self.snapshot_above_scn}
+                if self.snapshot_above_scn is not None
+                else {}
+            ),
         }
 
     @classmethod
@@ -169,6 +184,7 @@ class Checkpoint:
                 "(written by another oracdc version)"
             )
         last_commit = raw.get("last_commit")
+        incarnation = raw.get("incarnation")
         next_batch_id = _int(raw["next_batch_id"])
         if next_batch_id < 1:
             raise ValueError(f"next_batch_id {next_batch_id} is below 1")
@@ -181,6 +197,8 @@ class Checkpoint:
                 for name, state in dict(raw.get("tables") or {}).items()
             },
             next_batch_id=next_batch_id,
+            incarnation=None if incarnation is None else SourceIncarnation.from_json(incarnation),
+            snapshot_above_scn=_optional_int(raw.get("snapshot_above_scn")),
         )
 
 

@@ -20,15 +20,20 @@ from __future__ import annotations
 import os
 import random
 import shutil
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from extractor.config import OracdcConfig, config_from_mapping
 from extractor.demo import prepare_work_dir
 from extractor.dictionary import TableDef
+from extractor.errors import SimUsageError
 from extractor.lakehouse.dbt_runner import run_dbt
+from extractor.pipeline import incarnation_guard
 from extractor.pipeline.extractor import open_extractor
 from extractor.pipeline.fault_points import FaultHook, FaultPoint
 from extractor.pipeline.runtime import open_runtime
@@ -68,6 +73,10 @@ class HarnessCase:
     # the replicas' layout (docs/dbt.md "Replica layouts"); merge_on_read compacts a delta once
     # it passes 30% of its base, so that the cycles read through deltas and compactions alike
     replica_layout: str = "copy_on_write"
+    # After which cycle the source is restored to an earlier SCN (OPEN RESETLOGS) once the
+    # changes after it have landed; every table then has snapshot_mode when_needed. None: a
+    # quarter of the seeds, after a cycle drawn from their own random stream; -1: never.
+    resetlogs_after: int | None = None
 
 
 @dataclass
@@ -229,6 +238,38 @@ def _run_cycles(
 ) -> list[str]:
     """The seed's cycles, each with a workload after it, crashes at random fault points and
     checkpoint losses; returns what was injected, in order."""
+    with _source_goes_on(workload):
+        return _cycles(case, config, workload, cycle)
+
+
+@contextmanager
+def _source_goes_on(workload: WorkloadRunner) -> Iterator[None]:
+    """While a snapshot waits for the source's SCN (after a RESETLOGS, or a checkpoint
+    moved aside at the SCN staging reached), the simulated database makes changes, as a
+    live one would: each of the wait's sleeps runs a few transactions."""
+    saved = incarnation_guard.time
+    sleeps: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        sleeps.append(seconds)
+        assert len(sleeps) < 1_000, "a snapshot waits for ever"
+        workload.run(3)
+
+    incarnation_guard.time = SimpleNamespace(  # type: ignore[assignment]
+        sleep=sleep, monotonic=time.monotonic
+    )
+    try:
+        yield
+    finally:
+        incarnation_guard.time = saved
+
+
+def _cycles(
+    case: HarnessCase,
+    config: OracdcConfig,
+    workload: WorkloadRunner,
+    cycle: Callable[[FaultHook | None], None],
+) -> list[str]:
     rng = random.Random(case.seed)
     crashes: list[str] = []
     loss_rng = random.Random(f"checkpoint-loss-{case.seed}")
@@ -239,9 +280,42 @@ def _run_cycles(
             _lose_checkpoint(config, crashes)
             point = loss_rng.choice(FAULT_POINTS) if loss_rng.random() < 0.5 else None
             _cycle_with_restart(cycle, point, crashes)
+        if number == resetlogs_after(case):
+            _restore_to_an_earlier_scn(workload, cycle, crashes)
         if number < case.cycles:
             workload.run(case.transactions_per_cycle)
     return crashes
+
+
+def resetlogs_after(case: HarnessCase) -> int | None:
+    """The cycle after which the seed's source is restored to an earlier SCN (None: never)."""
+    if case.resetlogs_after is not None:
+        return None if case.resetlogs_after < 0 else case.resetlogs_after
+    draw = random.Random(f"resetlogs-{case.seed}")
+    return draw.randrange(case.cycles) if draw.random() < 0.25 else None
+
+
+def _restore_to_an_earlier_scn(
+    workload: WorkloadRunner, cycle: Callable[[FaultHook | None], None], crashes: list[str]
+) -> None:
+    """A point-in-time recovery and OPEN RESETLOGS: changes made and landed after a quiet
+    SCN are lost. The snapshot that follows waits for the SCN to pass them, while the
+    database goes on (``_source_goes_on``)."""
+    db = workload.db
+    workload.close_all()
+    quiet = db.current_scn()
+    workload.run(20)
+    _cycle_with_restart(cycle, None, crashes)  # the changes to be lost land
+    seen = db.current_scn()
+    try:
+        db.open_resetlogs(quiet)
+    except SimUsageError:  # DDL among the changes: the simulator cannot rewind it
+        crashes.append("no RESETLOGS (DDL after the recovery SCN)")
+        return
+    workload.after_resetlogs()
+    crashes.append(f"RESETLOGS to SCN {quiet} (changes up to SCN {seen} lost)")
+    workload.run(5)  # at SCNs the lost changes had
+    _cycle_with_restart(cycle, None, crashes)  # its snapshot waits for them to pass
 
 
 def _cycle_with_restart(
@@ -341,6 +415,8 @@ def _config(work_dir: Path, case: HarnessCase, *, small_windows: bool) -> Oracdc
             "staging_schema": f"harness_{case.seed}_staging",
             "snapshot_batch_rows": 40,
             "memory_budget_mb": 1,
+            # a source restored to an earlier SCN is snapshotted again by itself
+            **({"snapshot_mode": "when_needed"} if resetlogs_after(case) is not None else {}),
             "dbt": {"project_dir": "."},
             **(
                 {"mining": {"window_scns": 100, "min_window_scns": 100, "max_window_scns": 200}}

@@ -63,6 +63,18 @@ class MemoryStagingWriter(StagingWriter):
         ]
         return max(ids, default=None)
 
+    def max_commit_scn(self) -> int | None:
+        scns = [
+            scn
+            for name, batches in self._batches.items()
+            if name.endswith("_log`") or name.endswith("_log")
+            for batch in batches
+            if "_commit_scn" in batch.column_names
+            for scn in batch.column("_commit_scn").to_pylist()
+            if scn is not None
+        ]
+        return max(scns, default=None)
+
     def _ensure(self, name: str, wanted: Columns, *, source: str) -> Columns:
         existing = self._table_columns.get(name, ())
         known = {column for column, _ in existing}

@@ -300,6 +300,13 @@ def test_max_batch_id_spans_staging_and_audit_tables(
     assert writer.max_batch_id() == 21
 
 
+def test_max_commit_scn_spans_the_staging_tables_not_the_audit_tables(
+    all_types_landed: Any, evolved: Any, audit: Any, writer: StagingWriter
+) -> None:
+    # change rows commit at 105, the snapshot at 50; the schema history's DDL at 311
+    assert writer.max_commit_scn() == 105
+
+
 def test_a_batch_lands_as_one_file_even_under_a_rows_per_file_cap(
     spark: Any, writer: StagingWriter
 ) -> None:

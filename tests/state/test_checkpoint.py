@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from extractor.errors import CheckpointCorruptError, CheckpointLockedError
+from extractor.incarnation import SourceIncarnation
 from extractor.redo_position import CommitPosition, RedoPosition
 from extractor.state.checkpoint import Checkpoint, CheckpointStore, TableSnapshotState
 
@@ -53,8 +55,39 @@ def test_file_is_versioned_json_with_redo_position_as_exact_text(tmp_path: Path)
 
     document = json.loads((tmp_path / "checkpoint.json").read_text())
     assert document["format"] == "oracdc-checkpoint"
-    assert document["version"] == 2
+    assert document["version"] == 3
     assert document["last_commit"] == {"commit_scn": 1_200, "redo_pos": str(BIG_REDO_POS)}
+
+
+def test_the_source_incarnation_and_the_snapshot_floor_read_back(tmp_path: Path) -> None:
+    saved = replace(
+        SAMPLE,
+        incarnation=SourceIncarnation(3_148_472_117, 1_920_977, "2026-11-02 04:17:09"),
+        snapshot_above_scn=1_350,
+    )
+    with CheckpointStore(tmp_path) as store:
+        store.save(saved)
+    document = json.loads((tmp_path / "checkpoint.json").read_text())
+    assert document["incarnation"] == {
+        "dbid": 3_148_472_117,
+        "resetlogs_change": 1_920_977,
+        "resetlogs_time": "2026-11-02 04:17:09",
+    }
+    assert document["snapshot_above_scn"] == 1_350
+    with CheckpointStore(tmp_path) as restarted:
+        assert restarted.current == saved
+    with CheckpointStore(tmp_path) as store:  # a checkpoint without them has neither key
+        store.save(SAMPLE)
+    document = json.loads((tmp_path / "checkpoint.json").read_text())
+    assert "incarnation" not in document and "snapshot_above_scn" not in document
+
+
+def test_an_incarnation_that_is_not_dbid_scn_and_time_is_refused(tmp_path: Path) -> None:
+    incarnation = {"dbid": "x", "resetlogs_change": 1, "resetlogs_time": "2026-11-02 04:17:09"}
+    document = {**SAMPLE.to_json(), "incarnation": incarnation}
+    (tmp_path / "checkpoint.json").write_text(json.dumps(document))
+    with pytest.raises(CheckpointCorruptError):
+        CheckpointStore(tmp_path)
 
 
 def test_crash_between_temp_write_and_rename_keeps_the_old_checkpoint(
@@ -154,10 +187,10 @@ def test_corrupt_file_error_names_the_file_and_the_recovery(tmp_path: Path) -> N
 
 
 def test_file_of_another_format_version_is_refused(tmp_path: Path) -> None:
-    document = {**SAMPLE.to_json(), "version": 3}
+    document = {**SAMPLE.to_json(), "version": 4}
     (tmp_path / "checkpoint.json").write_text(json.dumps(document))
 
-    with pytest.raises(CheckpointCorruptError, match="version 3"):
+    with pytest.raises(CheckpointCorruptError, match="version 4"):
         CheckpointStore(tmp_path)
 
 

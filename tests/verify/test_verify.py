@@ -13,6 +13,7 @@ from extractor.cli import options as cli_options
 from extractor.cli import verify as verify_cli
 from extractor.cli.main import main
 from extractor.dictionary import TableDef
+from extractor.incarnation import SourceIncarnation
 from extractor.state.checkpoint import CHECKPOINT_FILE, Checkpoint, TableSnapshotState
 from extractor.verify import canonical
 from extractor.verify.reconcile import VerifyOptions, verify_table
@@ -212,6 +213,36 @@ def test_the_command_refuses_an_scn_older_than_the_replicas(
     code = main(["verify", "--config", str(cli_project), "--scn", str(sim_world.scn - 1)])
     assert code == 1
     assert "older than the replicas" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("dbid_shift", "resetlogs_shift", "said"),
+    [(0, 1, "opened with RESETLOGS at SCN"), (1, 0, "another database")],
+    ids=["resetlogs", "another-dbid"],
+)
+def test_the_command_refuses_another_incarnation_of_the_source(
+    cli_project: Path,
+    sim_world: SimWorld,
+    capsys: pytest.CaptureFixture[str],
+    dbid_shift: int,
+    resetlogs_shift: int,
+    said: str,
+) -> None:
+    """Replicas of the incarnation before a RESETLOGS (or of another database): the
+    source's rows AS OF their SCN are another history."""
+    now = sim_world.source.incarnation()
+    assert now is not None
+    earlier = SourceIncarnation(
+        now.dbid + dbid_shift, now.resetlogs_change - resetlogs_shift, now.resetlogs_time
+    )
+    checkpoint = Checkpoint(mined_to_scn=sim_world.scn, incarnation=earlier)
+    (cli_project.parent / "data" / CHECKPOINT_FILE).write_text(
+        json.dumps(checkpoint.to_json()), encoding="utf-8"
+    )
+    code = main(["verify", "--config", str(cli_project)])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert said in err and "oracdc snapshot --force" in err
 
 
 def test_the_command_exits_1_when_a_replica_does_not_exist(

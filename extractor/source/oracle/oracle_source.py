@@ -22,6 +22,7 @@ import pyarrow as pa
 
 from extractor.dictionary import SupplementalLogging, TableDef
 from extractor.errors import SourceError, TableNotFoundError
+from extractor.incarnation import SourceIncarnation
 from extractor.logminer_row import LogMinerRow, OperationCode
 from extractor.nls import NlsSettings
 from extractor.parse.ddl_statements import drops_table, table_rename
@@ -113,6 +114,15 @@ class OracleSource:
 
     def current_scn(self) -> int:
         return int(self._fetch_value(queries.CURRENT_SCN, {}, "the current SCN query"))
+
+    def incarnation(self) -> SourceIncarnation:
+        def fetch(cursor: Any) -> SourceIncarnation:
+            cursor.execute(queries.INCARNATION, {})
+            dbid, resetlogs_change, resetlogs_time = cursor.fetchone()
+            return SourceIncarnation(int(dbid), int(resetlogs_change), str(resetlogs_time))
+
+        result: SourceIncarnation = self._run("the V$DATABASE incarnation query", fetch)
+        return result
 
     def minable_scn(self) -> int:
         """MIN(LAST_REDO_CHANGE#) of the open redo threads (the current SCN if none is)."""

@@ -19,6 +19,13 @@ from extractor.logminer_row import OBJECT_ROW_ID_SUFFIX, TRANSACTION_CONTROL_COD
 # -- database ------------------------------------------------------------------------------
 
 CURRENT_SCN: Final = "SELECT CURRENT_SCN FROM V$DATABASE"
+# The database and its incarnation: a new RESETLOGS_CHANGE# and RESETLOGS_TIME after OPEN
+# RESETLOGS (incomplete recovery, FLASHBACK DATABASE, a failover), another DBID for another
+# database. The time as text: second precision, the form the checkpoint keeps.
+INCARNATION: Final = (
+    "SELECT DBID, RESETLOGS_CHANGE#, TO_CHAR(RESETLOGS_TIME, 'YYYY-MM-DD HH24:MI:SS') "
+    "FROM V$DATABASE"
+)
 
 # The highest SCN every open redo thread has written to its log (LGWR): redo above it may
 # still be in a log buffer, and LogMiner would read it as absent. A RAC thread of a stopped
@@ -169,7 +176,8 @@ ARCHIVED_LOGS: Final = (
     "WHERE A.NAME IS NOT NULL AND A.ARCHIVED = 'YES' AND A.STATUS = 'A' "
     "AND D.STATUS = 'VALID' AND D.TYPE = 'LOCAL' "
     "AND A.NEXT_CHANGE# > :start_scn AND A.FIRST_CHANGE# <= :end_scn "
-    "AND A.RESETLOGS_CHANGE# = (SELECT RESETLOGS_CHANGE# FROM V$DATABASE)) "
+    "AND A.RESETLOGS_CHANGE# = (SELECT RESETLOGS_CHANGE# FROM V$DATABASE) "
+    "AND A.RESETLOGS_TIME = (SELECT RESETLOGS_TIME FROM V$DATABASE)) "
     "WHERE COPY_RANK = 1 "
     "ORDER BY THREAD#, SEQUENCE#"
 )
@@ -345,6 +353,7 @@ VERIFY_DIGEST_COMBINED: Final = "RAWTOHEX(STANDARD_HASH({digests}, 'SHA256'))"
 # Every complete statement, by name (the parse test and the simulator iterate over it).
 STATEMENTS: Final[dict[str, str]] = {
     "CURRENT_SCN": CURRENT_SCN,
+    "INCARNATION": INCARNATION,
     "MINABLE_SCN": MINABLE_SCN,
     "SERVER_UTC_OFFSET": SERVER_UTC_OFFSET,
     "DATABASE_INFO": DATABASE_INFO,

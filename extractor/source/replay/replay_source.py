@@ -100,6 +100,11 @@ class ReplaySource:
                 candidates.append(snapshot.scn)
         return max(candidates)
 
+    def incarnation(self) -> None:
+        """A bundle is one recording: its redo is of one incarnation, and it does not say
+        which (the extractor's check of the incarnation is off for it)."""
+        return None
+
     def minable_scn(self) -> int:
         """A bundle holds written redo only: its largest recorded SCN."""
         return self.current_scn()
