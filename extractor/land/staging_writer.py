@@ -162,7 +162,8 @@ class StagingWriter:
 
     def max_commit_scn(self) -> int | None:
         """The highest ``_commit_scn`` landed in any staging table of the schema, or None:
-        after a new incarnation of the source, the SCN its next snapshot must pass."""
+        the SCN a snapshot after a RESETLOGS of the source must pass, and, above the
+        source's current SCN, the sign of one (``incarnation_guard``)."""
         return self._max_of(
             {
                 table_name: "_commit_scn"
