@@ -98,6 +98,25 @@ def _replica_differences(db: SimDatabase, staging: MemoryStagingWriter) -> list[
     return differences(expected, replica)
 
 
+def _snapshot_force(extractor: Extractor) -> None:
+    """What `oracdc snapshot --force` does."""
+    extractor.take_again(extractor.registry.resolve(), "oracdc snapshot --force")
+    extractor.snapshot()
+
+
+def _replicated(
+    tmp_path: Path, schema: str, *keys: int
+) -> tuple[SimDatabase, OracdcConfig, MemoryStagingWriter]:
+    """ITEMS with rows ``keys``, replicated by one cycle."""
+    db = SimDatabase()
+    db.create_table(ITEMS)
+    _write(db, insert=keys)
+    config = make_config(tmp_path, schema)
+    staging = MemoryStagingWriter(config.staging_schema)
+    _cycle(config, db, staging)
+    return db, config, staging
+
+
 def _restored(
     tmp_path: Path, schema: str, *, crash: bool = False, **config: Any
 ) -> tuple[SimDatabase, OracdcConfig, MemoryStagingWriter, int]:
@@ -163,12 +182,8 @@ def test_snapshot_force_waits_for_the_scn_to_pass_and_retires_the_lost_changes(
 
     monkeypatch.setattr(incarnation_guard, "time", _advancing(go_on))
 
-    def force(extractor: Extractor) -> None:
-        extractor.take_again(extractor.registry.resolve(), "oracdc snapshot --force")
-        extractor.snapshot()
-
     with caplog.at_level(logging.WARNING):
-        _run(config, db, staging, force)
+        _run(config, db, staging, _snapshot_force)
     assert waits and all(scn <= landed for scn in waits)
     assert "snapshot waits for the source's SCN to pass" in caplog.text
     with CheckpointStore(config.data_dir) as store:
@@ -228,12 +243,7 @@ def test_a_recovery_above_everything_landed_needs_no_wait(
 ) -> None:
     """Mining had passed the recovery SCN, but no change landed above it: the snapshot is
     taken at once, and the table is at its snapshot, not where mining was."""
-    db = SimDatabase()
-    db.create_table(ITEMS)
-    _write(db, insert=(1, 2))
-    config = make_config(tmp_path, "t_resetlogs_nowait")
-    staging = MemoryStagingWriter(config.staging_schema)
-    _cycle(config, db, staging)
+    db, config, staging = _replicated(tmp_path, "t_resetlogs_nowait", 1, 2)
     _write(db, update=(1,), qty=5)
     for _ in range(5):  # SCNs without changes: mining ends above the last commit
         db.switch_log()
@@ -249,11 +259,7 @@ def test_a_recovery_above_everything_landed_needs_no_wait(
 
     monkeypatch.setattr(incarnation_guard, "time", _advancing(no_sleep))
 
-    def force(extractor: Extractor) -> None:
-        extractor.take_again(extractor.registry.resolve(), "oracdc snapshot --force")
-        extractor.snapshot()
-
-    _run(config, db, staging, force)
+    _run(config, db, staging, _snapshot_force)
     with CheckpointStore(config.data_dir) as store:
         snapshot_scn = store.current.tables["APP.ITEMS"].snapshot_scn
         assert snapshot_scn is not None and snapshot_scn < mined_to
@@ -303,20 +309,12 @@ def test_a_checkpoint_moved_aside_after_a_restore_still_retires_the_lost_changes
 
 
 def test_another_database_stops_replication(tmp_path: Path) -> None:
-    db = SimDatabase()
-    db.create_table(ITEMS)
-    _write(db, insert=(1,))
-    config = make_config(tmp_path, "t_resetlogs_dbid")
-    staging = MemoryStagingWriter(config.staging_schema)
-    _cycle(config, db, staging)
+    db, config, staging = _replicated(tmp_path, "t_resetlogs_dbid", 1)
     with CheckpointStore(config.data_dir) as store:
         before = store.current
     db.dbid += 1
 
-    def force(extractor: Extractor) -> None:
-        extractor.take_again(extractor.registry.resolve(), "oracdc snapshot --force")
-
-    for step in (Extractor.stream_once, Extractor.snapshot, force):
+    for step in (Extractor.stream_once, Extractor.snapshot, _snapshot_force):
         with pytest.raises(SourceIncarnationError, match="another database") as raised:
             _run(config, db, staging, step)
         assert "source.dsn" in (raised.value.fix or "")
@@ -351,22 +349,13 @@ def test_a_quarantined_last_transaction_does_not_stop_the_new_snapshot(
         store.save(replace(store.current, last_commit=replace(last, scn=landed + 5)))
     monkeypatch.setattr(incarnation_guard, "time", _advancing(lambda: _write(db, update=(3,))))
 
-    def force(extractor: Extractor) -> None:
-        extractor.take_again(extractor.registry.resolve(), "oracdc snapshot --force")
-        extractor.snapshot()
-
-    _run(config, db, staging, force)
+    _run(config, db, staging, _snapshot_force)
     _cycle(config, db, staging)
     assert _replica_differences(db, staging) == []
 
 
 def test_a_checkpoint_without_an_incarnation_takes_the_current_one(tmp_path: Path) -> None:
-    db = SimDatabase()
-    db.create_table(ITEMS)
-    _write(db, insert=(1,))
-    config = make_config(tmp_path, "t_resetlogs_old_checkpoint")
-    staging = MemoryStagingWriter(config.staging_schema)
-    _cycle(config, db, staging)
+    db, config, staging = _replicated(tmp_path, "t_resetlogs_old_checkpoint", 1)
     with CheckpointStore(config.data_dir) as store:  # as written before incarnations
         store.save(replace(store.current, incarnation=None))
     _write(db, insert=(2,))
