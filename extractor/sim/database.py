@@ -706,10 +706,8 @@ class SimDatabase:
         open_at_cut = self._open_at(cut) - self._marker_xids
         if open_at_cut:
             raise SimUsageError(f"transactions {sorted(open_at_cut)} are open at SCN {to_scn}")
-        self._parent_logs = (
-            *self._parent_logs,
-            *(f for f in self.log_files()[len(self._parent_logs) :] if not f.is_online),
-        )
+        archived = [f for t in self._threads.values() for f in t.logs.files() if not f.is_online]
+        self._parent_logs = (*self._parent_logs, *archived)
         del self._events[cut:], self._event_scns[cut:], self._event_threads[cut:]
         self._rendered = {i: rows for i, rows in self._rendered.items() if i < cut}
         for table in self._tables.values():

@@ -67,7 +67,7 @@ class MemoryStagingWriter(StagingWriter):
         scns = [
             scn
             for name, batches in self._batches.items()
-            if name.endswith("_log`") or name.endswith("_log")
+            if name.split(".")[1].strip("`").endswith("_log")
             for batch in batches
             if "_commit_scn" in batch.column_names
             for scn in batch.column("_commit_scn").to_pylist()
