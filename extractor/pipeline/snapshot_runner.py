@@ -236,11 +236,11 @@ class SnapshotRunner:
         return TableSnapshotState("done", snapshot_scn=scn, added_at_scn=scn, no_data=True)
 
     def _object_ids_of(self, table: TableDef) -> tuple[int, ...]:
-        """The table's OBJECT_ID, kept in the checkpoint: a process started after the table
-        was dropped still mines the rows it had not (sources that mine by object id)."""
-        read = getattr(self._source, "table_object_id", None)
-        object_id = None if read is None else read(table.owner, table.name)
-        return () if object_id is None else (object_id,)
+        """The OBJECT_IDs of the table and its partitions, kept in the checkpoint: a process
+        started after the table was dropped still mines the rows it had not (sources that
+        mine by object id)."""
+        read = getattr(self._source, "table_object_ids", None)
+        return () if read is None else tuple(read(table.owner, table.name))
 
     def _snapshot_table(self, table: TableDef) -> int:
         name = table.qualified_name

@@ -27,6 +27,7 @@ from extractor.sim.column_values import coerce_value, truth_value
 from extractor.sim.ddl_text import (
     RowMovingDdl,
     add_column_sql,
+    add_partition_sql,
     add_virtual_column_sql,
     create_table_sql,
     drop_column_sql,
@@ -40,10 +41,14 @@ from extractor.sim.oracle_errors import raise_oracle_error
 from extractor.sim.oracle_types import column_type
 from extractor.sim.redo_logs import RedoLogCatalog, RedoLogFile
 from extractor.sim.redo_render import literal
-from extractor.sim.rowid import RowidAllocator
 from extractor.sim.server_settings import SimServerSettings
 from extractor.sim.transactions import SimTransaction
-from extractor.sim.versioned_table import StoredRow, VersionedTable, VirtualExpression
+from extractor.sim.versioned_table import (
+    StoredRow,
+    VersionedTable,
+    VirtualExpression,
+    segment_rowids,
+)
 
 __all__ = ["RedoLogFile", "SimDatabase", "SimTransaction"]
 
@@ -129,6 +134,8 @@ class SimDatabase:
         # Every table's name now, by OBJECT_ID: a dropped one's in the recycle bin (BIN$…),
         # None once purged. LogMiner's online catalog names rows by it when they are mined.
         self._object_names: dict[int, str | None] = {}
+        # A partition's OBJECT_ID -> its table's (it exists while the table does).
+        self._partition_tables: dict[int, int] = {}
         # Which table held a name from which SCN on (None: no table), for truth() at an SCN
         # before a drop, a rename or a new table under the name.
         self._name_holders: dict[tuple[str, str], list[tuple[int, int | None]]] = {}
@@ -170,20 +177,52 @@ class SimDatabase:
     def current_scn(self) -> int:
         return self._scn
 
-    def create_table(self, table: TableDef) -> None:
+    def create_table(self, table: TableDef, *, partitions: int = 0) -> None:
+        """CREATE TABLE; with ``partitions`` > 0 a partitioned table (``P1``, ``P2``, …, each
+        an object with an OBJECT_ID and a segment of its own, taking new rows in turn)."""
         key = (table.owner, table.name)
         if key in self._tables:
             raise_oracle_error(955, "name is already used by an existing object")
         for column in table.columns:
             column_type(column)  # fail early on a type the simulator lacks
         scn = self._next_scn()
-        state = VersionedTable(table, object_id=self._next_object_id, created_scn=scn)
-        self._next_object_id += 2
+        state = VersionedTable(table, object_id=self._new_object_id(), created_scn=scn)
+        for number in range(1, partitions + 1):
+            object_id = self._new_object_id()
+            state.add_partition(f"P{number}", object_id, object_id)
+            self._partition_tables[object_id] = state.object_id
         self._tables[key] = state
         self._tables_by_id[state.object_id] = state
         self._object_names[state.object_id] = table.name
         self._name_holders.setdefault(key, []).append((scn, state.object_id))
-        self._record_ddl(table, create_table_sql(table), scn)
+        names = tuple(p.name for p in state.partitions)
+        self._record_ddl(table, create_table_sql(table, names), scn)
+
+    def add_partition(self, owner: str, table: str, *, automatic: bool = False) -> int:
+        """A new partition of a partitioned table (a new OBJECT_ID), which takes its share of
+        new rows from now on. ``ALTER TABLE … ADD PARTITION`` writes one DDL (code 5) row;
+        ``automatic`` is an interval (or automatic list) partition Oracle creates itself on
+        the first insert into it, with no DDL row of the table. ORA-00054 for the DDL while
+        an open transaction holds a row of the table. Returns the partition's OBJECT_ID."""
+        state = self._table_state(owner, table)
+        if not state.partitions:
+            raise SimUsageError(f"{owner}.{table} is not partitioned")
+        if not automatic and state.locks:
+            raise_oracle_error(
+                54, "resource busy and acquire with NOWAIT specified or timeout expired"
+            )
+        object_id = self._new_object_id()
+        partition = state.add_partition(f"P{len(state.partitions) + 1}", object_id, object_id)
+        self._partition_tables[object_id] = state.object_id
+        if not automatic:
+            sql = add_partition_sql(state.definition, partition.name)
+            self._record_ddl(state.definition, sql, self._next_scn())
+        return object_id
+
+    def _new_object_id(self) -> int:
+        object_id = self._next_object_id
+        self._next_object_id += 2
+        return object_id
 
     def add_column(
         self, owner: str, table: str, column: ColumnDef, *, default: object = None
@@ -250,8 +289,10 @@ class SimDatabase:
         scn = self._next_scn()
         for rowid in list(state.latest):
             state.commit_version(rowid, None, scn)
-        state.data_object_id = self._next_object_id
-        self._next_object_id += 2
+        for partition in state.partitions:  # a partitioned table's segments are theirs
+            state.new_segment(partition, self._new_object_id())
+        if not state.partitions:
+            state.data_object_id = self._new_object_id()
         self._record_ddl(state.definition, truncate_table_sql(state.definition), scn)
         return scn
 
@@ -321,12 +362,19 @@ class SimDatabase:
                 54, "resource busy and acquire with NOWAIT specified or timeout expired"
             )
         scn = self._next_scn()
-        if operation not in ("shrink", "shrink partition"):
-            state.data_object_id = self._next_object_id
-            self._next_object_id += 2
-        state.rowids = RowidAllocator(state.data_object_id, file_no=4 + state.data_object_id % 8)
+        compacted = operation in ("shrink", "shrink partition")
         rows = list(state.latest.items())
-        moved = {rowid: state.rowids.allocate() for rowid, _ in rows}
+        if state.partitions:  # each partition's rows stay in it
+            homes = {rowid: state.partition_of(rowid) for rowid, _ in rows}
+            for partition in state.partitions:
+                data_object_id = partition.data_object_id if compacted else self._new_object_id()
+                state.new_segment(partition, data_object_id)
+            moved = {rowid: homes[rowid].rowids.allocate() for rowid, _ in rows}
+        else:
+            if not compacted:
+                state.data_object_id = self._new_object_id()
+            state.rowids = segment_rowids(state.data_object_id)
+            moved = {rowid: state.rowids.allocate() for rowid, _ in rows}
         for rowid, _ in rows:
             state.commit_version(rowid, None, scn)
         for rowid, row in rows:
@@ -396,12 +444,26 @@ class SimDatabase:
         return self._table_state(owner, name).object_id
 
     def object_exists(self, object_id: int) -> bool:
-        """ALL_OBJECTS has it: a table, or a dropped one still in the recycle bin."""
-        return self._object_names.get(object_id) is not None
+        """ALL_OBJECTS has it: a table or a partition of one, or a dropped one still in the
+        recycle bin."""
+        table_id = self._partition_tables.get(object_id, object_id)
+        return self._object_names.get(table_id) is not None
 
-    def data_object_id(self, owner: str, name: str) -> int:
-        """ALL_OBJECTS.DATA_OBJECT_ID: the object id until a TRUNCATE gives a new segment."""
-        return self._table_state(owner, name).data_object_id
+    def data_object_id(self, owner: str, name: str) -> int | None:
+        """ALL_OBJECTS.DATA_OBJECT_ID: the object id until a TRUNCATE gives a new segment;
+        None for a partitioned table (its partitions have the segments)."""
+        state = self._table_state(owner, name)
+        return None if state.partitions else state.data_object_id
+
+    def table_objects(self, owner: str, name: str) -> list[tuple[int, int | None]]:
+        """(OBJECT_ID, DATA_OBJECT_ID) of the table and of each of its partitions (ALL_OBJECTS
+        types ``TABLE`` and ``TABLE PARTITION``), in OBJECT_ID order."""
+        state = self._table_state(owner, name)
+        table = (state.object_id, self.data_object_id(owner, name))
+        return [table, *((p.object_id, p.data_object_id) for p in state.partitions)]
+
+    def partition_object_ids(self, owner: str, name: str) -> list[int]:
+        return [p.object_id for p in self._table_state(owner, name).partitions]
 
     # -- transactions ----------------------------------------------------------------------
 
@@ -536,7 +598,7 @@ class SimDatabase:
 
     def table_extents(self, owner: str, table: str) -> list[tuple[str, str, int]]:
         """DBA_EXTENTS of the table's segment: (first ROWID, last ROWID, blocks) per extent."""
-        return self._table_state(owner, table).rowids.extents()
+        return self._table_state(owner, table).extents()
 
     def truth(self, owner: str, table: str, scn: int) -> list[dict[str, object]]:
         """The committed contents at ``scn`` (no undo limit), in ROWID allocation order, of
@@ -628,15 +690,17 @@ class SimDatabase:
         catalog names them when mined: by its name now (a dropped table's ``BIN$…`` name in
         the recycle bin), ``UNKNOWN`` / ``OBJ# n`` once purged; with DATA_OBJ#. Other rows
         as rendered."""
+        data_obj = event.data_obj
         if event.table is None or event.object_id is None or event.code not in _DML_CODES:
             return rows
+        assert data_obj is not None
         name_now = self._object_names.get(event.object_id, event.table.name)
         if name_now == event.table.name:
             return rows
         if name_now is None:
-            return unnamed_rows(rows, event.table, event.object_id)
+            return unnamed_rows(rows, event.table, data_obj)
         renamed = renamed_rows(rows, event.table, name_now)
-        return [_replace_row(row, data_obj=event.object_id) for row in renamed]
+        return [_replace_row(row, data_obj=data_obj) for row in renamed]
 
     def _as_mined_from(self, session_start_scn: int, row: LogMinerRow) -> LogMinerRow:
         """The row as a LogMiner session starting at ``session_start_scn`` shows it: the undo
@@ -660,7 +724,7 @@ class SimDatabase:
         """With ``unnamed_object_ratio`` set: DATA_OBJ# on rows of a table, and that share of
         DML events (picked by their index, deterministically) shown as LogMiner shows rows it
         cannot name (``UNKNOWN`` / ``OBJ# n``). Off: the rows as rendered."""
-        table, object_id = event.table, event.object_id
+        table, object_id = event.table, event.data_obj
         if not self.unnamed_object_ratio or table is None or object_id is None:
             return rows
         picked = (index * 2_654_435_761) % 2**32 < self.unnamed_object_ratio * 2**32
@@ -855,6 +919,7 @@ class SimDatabase:
                     username=txn.username, table=None if internal else table,
                     row_id=rowid if internal else NO_ROW_ID, text=text,
                     object_id=self._object_id_of(table),
+                    partition_id=self._partition_id_of(table, rowid),
                 )
             )  # fmt: skip
 
@@ -891,6 +956,7 @@ class SimDatabase:
                 empty_lobs=empty_lobs,
                 rollback=rollback,
                 object_id=self._object_id_of(table),
+                partition_id=self._partition_id_of(table, rowid),
             )
         )
 
@@ -899,6 +965,14 @@ class SimDatabase:
         here)."""
         state = self._tables.get((table.owner, table.name))
         return None if state is None else state.object_id
+
+    def _partition_id_of(self, table: TableDef, rowid: str) -> int | None:
+        """The OBJECT_ID of the partition of ``table`` that holds ``rowid`` (None for a table
+        that is not partitioned)."""
+        state = self._tables.get((table.owner, table.name))
+        if state is None or not state.partitions:
+            return None
+        return state.segment_object_id(rowid)
 
     def _record_ddl(self, table: TableDef, text: str, scn: int, info: str | None = None) -> None:
         self._serial += 1

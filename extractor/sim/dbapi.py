@@ -444,8 +444,7 @@ class SimCursor:
         table = self._find_table(binds)
         if table is None:
             return []
-        object_id = self.db.object_id(table.owner, table.name)
-        return [(object_id, self.db.data_object_id(table.owner, table.name))]
+        return [(object_id,) for object_id, _ in self.db.table_objects(table.owner, table.name)]
 
     def _object_exists(self, binds: Mapping[str, Any]) -> list[Row]:
         if not self.connection.sees_tables():

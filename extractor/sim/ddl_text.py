@@ -17,14 +17,24 @@ def column_sql(column: ColumnDef) -> str:
     return f'"{column.name}" {column_type_sql(column)}{null}'
 
 
-def create_table_sql(table: TableDef) -> str:
+def create_table_sql(table: TableDef, partitions: tuple[str, ...] = ()) -> str:
+    """CREATE TABLE; with ``partitions`` (their names), hash partitioned on the first key
+    column (or the first column)."""
     parts = [column_sql(c) for c in table.columns]
     if table.primary_key:
         keys = ", ".join(f'"{k}"' for k in table.primary_key)
         parts.append(f"PRIMARY KEY ({keys})")
     if table.supplemental_logging != "MINIMAL":
         parts.append(f"SUPPLEMENTAL LOG DATA ({table.supplemental_logging}) COLUMNS")
-    return f'create table "{table.owner}"."{table.name}" ({", ".join(parts)});'
+    partitioning = ""
+    if partitions:
+        named = ", ".join(f'partition "{name}"' for name in partitions)
+        partitioning = f' partition by hash ("{_first_key(table)}") ({named})'
+    return f'create table "{table.owner}"."{table.name}" ({", ".join(parts)}){partitioning};'
+
+
+def add_partition_sql(table: TableDef, partition: str) -> str:
+    return f'alter table "{table.owner}"."{table.name}" add partition "{partition}";'
 
 
 def add_column_sql(table: TableDef, column: ColumnDef, default_sql: str | None = None) -> str:
@@ -72,9 +82,12 @@ def row_moving_sql(table: TableDef, operation: RowMovingDdl) -> str:
     """ALTER TABLE … MOVE, SHRINK SPACE and the partition maintenance that moves rows, as
     issued (LogMiner shows DDL as issued); the partition forms as if the table were one
     partition "P1" of a partitioned table."""
-    first = table.primary_key[0] if table.primary_key else table.columns[0].name
-    clause = _ROW_MOVING_CLAUSES[operation].format(column=f'"{first}"')
+    clause = _ROW_MOVING_CLAUSES[operation].format(column=f'"{_first_key(table)}"')
     return f'alter table "{table.owner}"."{table.name}" {clause};'
+
+
+def _first_key(table: TableDef) -> str:
+    return table.primary_key[0] if table.primary_key else table.columns[0].name
 
 
 def add_virtual_column_sql(table: TableDef, column: ColumnDef, expression_sql: str) -> str:

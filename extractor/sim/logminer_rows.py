@@ -62,6 +62,13 @@ class RedoEvent:
     commit_timestamp: datetime | None = None
     info: str | None = None  # INFO when not the code's usual one (e.g. INTERNAL DDL)
     object_id: int | None = None  # the OBJECT_ID of the table (incarnation) it changed
+    # The OBJECT_ID of the partition whose row it changed (None: not partitioned): DATA_OBJ#.
+    partition_id: int | None = None
+
+    @property
+    def data_obj(self) -> int | None:
+        """DATA_OBJ# of its rows: the object whose segment the row is in."""
+        return self.object_id if self.partition_id is None else self.partition_id
 
 
 def render_rows(

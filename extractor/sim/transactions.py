@@ -114,7 +114,7 @@ class SimTransaction:
         row: StoredRow = {c.name: stored.get(c.name) for c in definition.columns}
         given = tuple(c.name for c in definition.columns if c.name in stored)
         scn = self._statement_scn()
-        rowid = state.rowids.allocate()
+        rowid = state.allocate_rowid()
         lobs = [c for c in given if _is_lob(definition, c) and row[c] is not None]
         self._db._record_dml(
             self, OperationCode.INSERT, definition, rowid, given, None, row, scn,

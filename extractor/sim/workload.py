@@ -85,6 +85,13 @@ class WorkloadSpec:
     # doubled (SimDatabase.undoubled_quote_ratio) the SET clause names B twice and two
     # readings tie: the change builder decides by the row AS OF the commit (docs/parser.md)
     set_lookalike_ratio: float = 0.0
+    # how many of the tables (the last ones) are hash partitioned, in 2 partitions each
+    partitioned_tables: int = 0
+    # chance, per transaction started, of a new partition of a partitioned table: an
+    # ALTER TABLE … ADD PARTITION, or (half the time) an interval partition Oracle creates
+    # itself, with no DDL row (drawn from a random stream of its own: the workload's DML is
+    # the same with or without it)
+    add_partition_ratio: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -142,6 +149,7 @@ class WorkloadRunner:
         self.spec = spec
         self.rng = random.Random(spec.seed)
         self._ddl_forms = random.Random(f"ddl-forms-{spec.seed}")
+        self._partitioning = random.Random(f"partitions-{spec.seed}")
         self.values = ValueGenerator(self.rng, long_value_ratio=spec.long_value_ratio)
         self.live: dict[str, _Live] = {}
         self.next_key: dict[str, int] = {}
@@ -156,6 +164,7 @@ class WorkloadRunner:
         self.key_shifts = 0  # statements moving keys between rows (key_shift_ratio)
         self.set_lookalikes = 0  # values that read as a SET predicate (set_lookalike_ratio)
         self.replication_markers = 0  # marker transactions written (replication_marker_ratio)
+        self.partitions_added = 0  # new partitions (add_partition_ratio)
         self.started = 0  # transactions started over all calls
         self._names: list[str] = []
         self._active: list[_Open] = []
@@ -182,8 +191,9 @@ class WorkloadRunner:
             tables = demo_tables(spec.owner)[: spec.tables]
         else:
             tables = random_tables(self.rng, spec.tables, spec.owner)
+        partitioned = {t.name for t in tables[len(tables) - spec.partitioned_tables :]}
         for table in tables:
-            self.db.create_table(table)
+            self.db.create_table(table, partitions=2 if table.name in partitioned else 0)
             self.live[table.name] = _Live()
             self.next_key[table.name] = 1
         self._names = [t.name for t in tables]
@@ -281,6 +291,20 @@ class WorkloadRunner:
         if spec.replication_marker_ratio and self.rng.random() < spec.replication_marker_ratio:
             self.db.replication_marker()
             self.replication_markers += 1
+        if spec.add_partition_ratio and self._partitioning.random() < spec.add_partition_ratio:
+            self._add_partition(self._partitioning.choice(self._names))
+
+    def _add_partition(self, table_name: str) -> None:
+        """A new partition of ``table_name`` if it is partitioned: by DDL, or (half the time)
+        automatic (an interval partition: no DDL row, so it needs no free table)."""
+        owner = self.spec.owner
+        if not self.db.partition_object_ids(owner, table_name):
+            return
+        automatic = self._partitioning.random() < 0.5
+        if not automatic and self._touched_by_open(table_name):
+            return
+        self.db.add_partition(owner, table_name, automatic=automatic)
+        self.partitions_added += 1
 
     def _try_truncate(self, table_name: str) -> None:
         """TRUNCATE TABLE when no open transaction has touched the table (else Oracle raises
@@ -298,8 +322,9 @@ class WorkloadRunner:
         if self._touched_by_open(table_name):
             return
         definition = self.db.table(self.spec.owner, table_name)
+        partitions = len(self.db.partition_object_ids(self.spec.owner, table_name))
         self.db.drop_table(self.spec.owner, table_name, purge=self.rng.random() < 0.5)
-        self.db.create_table(definition)
+        self.db.create_table(definition, partitions=partitions)
         self.live[table_name] = _Live()
         self.recreates += 1
 
@@ -315,7 +340,7 @@ class WorkloadRunner:
         copy_name = f"{table_name}_NEW"
         self.db.create_table(TableDef(
             owner, copy_name, table.columns, table.primary_key, table.supplemental_logging
-        ))  # fmt: skip
+        ), partitions=len(self.db.partition_object_ids(owner, table_name)))  # fmt: skip
         txn = self.db.begin()
         live = _Live()
         for _ in range(self.rng.randint(1, 4)):

@@ -202,6 +202,11 @@ def _workload(case: HarnessCase) -> tuple[SimDatabase, WorkloadRunner, bool]:
     # Half the seeds: the added column has a DEFAULT, which the rows that exist then hold with
     # no redo (a re-snapshot). Own random stream.
     added_default = random.Random(f"added-default-{case.seed}").choice((None, "the default"))
+    # Half the seeds: the last two tables hash partitioned, with new partitions now and then
+    # (ALTER TABLE … ADD PARTITION, or an interval partition with no DDL row): each row's
+    # redo carries its partition's OBJECT_ID, and snapshots read every partition's extents.
+    # Own random stream; the workload's DML is the same either way.
+    partitioned = random.Random(f"partitioned-{case.seed}").choice((0, 2))
     spec = WorkloadSpec(
         tables=case.tables,
         seed=case.seed,
@@ -223,6 +228,8 @@ def _workload(case: HarnessCase) -> tuple[SimDatabase, WorkloadRunner, bool]:
         # the undoubled seeds: values that make a SET clause name a column twice, so that
         # two readings tie and the row AS OF the commit decides (docs/parser.md)
         set_lookalike_ratio=1.0 if undoubled else 0.0,
+        partitioned_tables=partitioned,
+        add_partition_ratio=0.02 if partitioned else 0.0,
     )
     _place_in_container(db, random.Random(f"container-{case.seed}").choice(CONTAINERS))
     workload = WorkloadRunner(db, spec)

@@ -72,3 +72,18 @@ def test_identifier_is_double_quoted_keeping_case_and_spaces() -> None:
 def test_wildcards_become_like_pattern_with_underscore_escaped() -> None:
     assert queries.like_pattern("APP_*") == "APP\\_%"
     assert queries.like_pattern("T?") == "T_"
+
+
+def test_the_object_id_query_lists_the_tables_partitions_and_subpartitions() -> None:
+    """DATA_OBJ# of a partitioned table's rows is a (sub)partition's OBJECT_ID: the query
+    that lists a table's ids must return those objects too (ALL_OBJECTS names them by the
+    table, OBJECT_TYPE telling them apart)."""
+    parsed = sqlglot.parse_one(queries.TABLE_OBJECT_IDS, read="oracle")
+    types = {
+        literal.this
+        for in_list in parsed.find_all(sqlglot.exp.In)
+        if in_list.this.name == "OBJECT_TYPE"
+        for literal in in_list.expressions
+    }
+    assert types == {"TABLE", "TABLE PARTITION", "TABLE SUBPARTITION"}
+    assert [c.name for c in parsed.find_all(sqlglot.exp.Column) if c.name == "OBJECT_NAME"]

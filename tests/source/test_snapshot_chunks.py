@@ -24,9 +24,9 @@ TABLE = one_table(("NAME", "VARCHAR2(20)"))
 ROWS = 2000  # 64 rows a block, 8 blocks an extent: 4 extents of 512 rows
 
 
-def _database(rows: int = ROWS) -> SimDatabase:
+def _database(rows: int = ROWS, partitions: int = 0) -> SimDatabase:
     db = SimDatabase()
-    db.create_table(TABLE)
+    db.create_table(TABLE, partitions=partitions)
     txn = db.begin()
     for i in range(rows):
         txn.insert("O", "T", {"ID": i, "NAME": f"n{i}"})
@@ -56,6 +56,20 @@ def test_a_table_larger_than_temp_is_read_whole_without_a_full_sort() -> None:
     assert keys == sorted(keys) and len(set(keys)) == ROWS
     ranged = [s for s in connection.statements if "ROWID BETWEEN" in s]
     assert len(ranged) == 4  # one query per extent at chunk_blocks=8
+
+
+def test_a_partitioned_table_is_read_in_chunks_over_every_partition() -> None:
+    db = _database(partitions=3)  # 667 rows a partition: 2 extents each
+    db.server.temp_sort_limit_rows = 600
+    scn = db.current_scn()
+    connection = SimConnection(db)
+    read = _read(connection, scn)
+    assert sorted(i for i, _ in read) == list(range(ROWS))
+    keys = [rowid_sort_key(r) for _, r in read]
+    assert keys == sorted(keys) and len(set(keys)) == ROWS
+    assert len({key[0] for key in keys}) == 3  # three segments
+    resumed = _read(SimConnection(db), scn, after=read[999][1])
+    assert resumed == read[1000:]
 
 
 def test_extents_are_merged_into_chunks_of_at_most_chunk_blocks() -> None:

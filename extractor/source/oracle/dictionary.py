@@ -71,13 +71,14 @@ def read_table(
     )
 
 
-def table_object_ids(cursor: Any, owner: str, name: str) -> tuple[int, int | None]:
-    """(OBJECT_ID, DATA_OBJECT_ID) of a table: DATA_OBJ# in V$LOGMNR_CONTENTS matches them."""
+def table_object_ids(cursor: Any, owner: str, name: str) -> tuple[int, ...]:
+    """The OBJECT_IDs of a table and of its partitions and subpartitions: DATA_OBJ# in
+    V$LOGMNR_CONTENTS is one of them (a partition's, for a partitioned table's rows)."""
     cursor.execute(queries.TABLE_OBJECT_IDS, {"owner": owner, "table_name": name})
-    row = cursor.fetchone()
-    if row is None:
+    object_ids = tuple(int(row[0]) for row in cursor.fetchall())
+    if not object_ids:
         raise TableNotFoundError(f"{owner}.{name}")
-    return int(row[0]), None if row[1] is None else int(row[1])
+    return object_ids
 
 
 def object_exists(cursor: Any, object_id: int) -> bool:

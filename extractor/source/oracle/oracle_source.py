@@ -88,6 +88,9 @@ class OracleSource:
         # Tables with a DDL row since their OBJECT_ID was read (a DROP and CREATE gives the
         # name a new one): read again before the next window.
         self._objects_to_reread: set[tuple[str, str]] = set()
+        # Partitioned tables: their OBJECT_IDs are read again before every window, as an
+        # interval (or automatic list) partition is created with no DDL row of the table.
+        self._partitioned: set[tuple[str, str]] = set()
         self._dropped_objects: set[int] = set()  # OBJECT_IDs gone from the catalog
         _check_nls(self._nls)
         self._run("ALTER SESSION", lambda cur: cur.execute(self._nls.alter_session_sql()))
@@ -304,16 +307,17 @@ class OracleSource:
         mining process sends it to the extracting process (``mining_process``)."""
         return dict(self._objects)
 
-    def table_object_id(self, owner: str, name: str) -> int | None:
-        """The table's OBJECT_ID now (None when it does not exist)."""
+    def table_object_ids(self, owner: str, name: str) -> tuple[int, ...]:
+        """The OBJECT_IDs of the table and of its partitions and subpartitions now (empty
+        when it does not exist)."""
         try:
-            object_id, _data_object_id = self._catalog(
+            object_ids: tuple[int, ...] = self._catalog(
                 f"the object id query of {owner}.{name}",
                 lambda c: dictionary.table_object_ids(c, owner, name),
             )
         except TableNotFoundError:
-            return None
-        return int(object_id)
+            return ()
+        return object_ids
 
     def remember_objects(self, objects: Mapping[int, tuple[str, str]]) -> None:
         """OBJECT_IDs a table had (kept in the checkpoint): rows of a table dropped or
@@ -364,25 +368,36 @@ class OracleSource:
         return not exists
 
     def _object_ids(self, tables: Sequence[TableDef]) -> list[int]:
-        """The OBJECT_IDs of ``tables`` for the mining query: each table's current one, read
-        once and again after a DDL row of it (a table dropped and created again under its
-        name has a new one), and earlier ones (remembered, or read before) until its DROP
-        TABLE passes (:meth:`_after_ddl`): rows of a dropped table mined after its drop
-        carry its old id."""
+        """The OBJECT_IDs of ``tables`` for the mining query: each table's current ones (its
+        partitions' and subpartitions' too), read once and again after a DDL row of it (a
+        table dropped and created again under its name has a new one; a partition added or
+        split has one), before every window for a partitioned table (an interval partition
+        comes with no DDL row); and earlier ones (remembered, or read before) until its DROP
+        TABLE passes (:meth:`_after_ddl`): rows of a dropped table (or partition) mined after
+        its drop carry its old id. Read after the window's end SCN is fixed, so every
+        partition that holds a row of the window is listed, unless dropped since."""
         listed = {(t.owner, t.name) for t in tables}
         for gone in self._objects_to_reread - listed:  # read afresh if it is listed again
             self._objects_to_reread.discard(gone)
             self._objects_read.discard(gone)
         for table in tables:
             key = (table.owner, table.name)
-            if key in self._objects_read and key not in self._objects_to_reread:
+            if (
+                key in self._objects_read
+                and key not in self._objects_to_reread
+                and key not in self._partitioned
+            ):
                 continue
             self._objects_to_reread.discard(key)
             self._objects_read.add(key)
-            # None: dropped since it was listed: mined by name (and old ids)
-            object_id = self.table_object_id(table.owner, table.name)
-            if object_id is not None:
+            # none: dropped since it was listed: mined by name (and old ids)
+            object_ids = self.table_object_ids(table.owner, table.name)
+            for object_id in object_ids:
                 self._objects[object_id] = key
+            if len(object_ids) > 1:
+                self._partitioned.add(key)
+            else:
+                self._partitioned.discard(key)
         return sorted(n for n, key in self._objects.items() if key in listed)
 
     def last_window_logs(self) -> Sequence[RedoLogInUse]:

@@ -154,9 +154,14 @@ LOG_GROUP_TYPES: Final = (
     "SELECT LOG_GROUP_TYPE FROM ALL_LOG_GROUPS WHERE OWNER = :owner AND TABLE_NAME = :table_name"
 )
 
+# The OBJECT_IDs of a table and of its partitions and subpartitions (ALL_OBJECTS names them
+# by the table, with their own SUBOBJECT_NAME): DATA_OBJ# of a row of a partitioned table is
+# the OBJECT_ID of the (sub)partition that holds it, never the table's.
 TABLE_OBJECT_IDS: Final = (
-    "SELECT OBJECT_ID, DATA_OBJECT_ID FROM ALL_OBJECTS "
-    "WHERE OWNER = :owner AND OBJECT_NAME = :table_name AND OBJECT_TYPE = 'TABLE'"
+    "SELECT OBJECT_ID FROM ALL_OBJECTS "
+    "WHERE OWNER = :owner AND OBJECT_NAME = :table_name "
+    "AND OBJECT_TYPE IN ('TABLE', 'TABLE PARTITION', 'TABLE SUBPARTITION') "
+    "ORDER BY OBJECT_ID"
 )
 
 # Whether an object exists: a dropped table keeps its OBJECT_ID in the recycle bin (under its
