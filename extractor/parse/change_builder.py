@@ -377,14 +377,18 @@ class ChangeBuilder:
             return
         self._retired_objects.add(row.data_obj)
         if _is_a_name(row):
-            became, ddl = f"renamed {row.seg_owner}.{row.table_name}", "RENAME"
+            became = f"renamed {row.seg_owner}.{row.table_name}"
+            retired = "the RENAME lands a reset marker that empties the replica"
         else:
-            became, ddl = "dropped (and purged)", "DROP TABLE"
+            became = "dropped: the table purged, or a partition dropped, split or merged"
+            retired = (
+                "a DROP TABLE lands a reset marker that empties the replica, partition "
+                "maintenance snapshots the table again"
+            )
         LOG.warning(
-            "%s.%s: rows of its table (OBJECT_ID %d, %s since they were written) are not "
-            "landed: the %s lands a reset marker that empties the replica; the staging "
-            "history lacks them",
-            owner, table, row.data_obj, became, ddl,
+            "%s.%s: rows of its object %d (%s since they were written) are not landed: %s; "
+            "the staging history lacks them",
+            owner, table, row.data_obj, became, retired,
             extra={"table": f"{owner}.{table}", "object_id": row.data_obj},
         )  # fmt: skip
 

@@ -178,8 +178,9 @@ class SimDatabase:
         return self._scn
 
     def create_table(self, table: TableDef, *, partitions: int = 0) -> None:
-        """CREATE TABLE; with ``partitions`` > 0 a partitioned table (``P1``, ``P2``, …, each
-        an object with an OBJECT_ID and a segment of its own, taking new rows in turn)."""
+        """CREATE TABLE; with ``partitions`` > 0 a partitioned table (automatic list
+        partitioning: ``P1``, ``P2``, …, each an object with an OBJECT_ID and a segment of its
+        own, taking new rows in turn)."""
         key = (table.owner, table.name)
         if key in self._tables:
             raise_oracle_error(955, "name is already used by an existing object")
@@ -199,10 +200,12 @@ class SimDatabase:
         self._record_ddl(table, create_table_sql(table, names), scn)
 
     def add_partition(self, owner: str, table: str, *, automatic: bool = False) -> int:
-        """A new partition of a partitioned table (a new OBJECT_ID), which takes its share of
-        new rows from now on. ``ALTER TABLE … ADD PARTITION`` writes one DDL (code 5) row;
-        ``automatic`` is an interval (or automatic list) partition Oracle creates itself on
-        the first insert into it, with no DDL row of the table. ORA-00054 for the DDL while
+        """A new partition of a partitioned table (a new OBJECT_ID, for a new list value),
+        which takes its share of new rows from now on; no existing row moves. ``ALTER TABLE …
+        ADD PARTITION`` writes one DDL (code 5) row; ``automatic`` is a partition Oracle
+        creates itself on the first insert of a new value (automatic list partitioning; an
+        interval partition of a range partitioned table likewise), with no DDL row of the
+        table. ORA-00054 for the DDL while
         an open transaction holds a row of the table. Returns the partition's OBJECT_ID."""
         state = self._table_state(owner, table)
         if not state.partitions:
@@ -215,7 +218,7 @@ class SimDatabase:
         partition = state.add_partition(f"P{len(state.partitions) + 1}", object_id, object_id)
         self._partition_tables[object_id] = state.object_id
         if not automatic:
-            sql = add_partition_sql(state.definition, partition.name)
+            sql = add_partition_sql(state.definition, partition.name, len(state.partitions))
             self._record_ddl(state.definition, sql, self._next_scn())
         return object_id
 

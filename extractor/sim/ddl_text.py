@@ -18,8 +18,9 @@ def column_sql(column: ColumnDef) -> str:
 
 
 def create_table_sql(table: TableDef, partitions: tuple[str, ...] = ()) -> str:
-    """CREATE TABLE; with ``partitions`` (their names), hash partitioned on the first key
-    column (or the first column)."""
+    """CREATE TABLE; with ``partitions`` (their names), automatic list partitioned on the
+    first key column (or the first column): a new value makes a new partition, and ADD
+    PARTITION of a new value moves no row."""
     parts = [column_sql(c) for c in table.columns]
     if table.primary_key:
         keys = ", ".join(f'"{k}"' for k in table.primary_key)
@@ -28,13 +29,17 @@ def create_table_sql(table: TableDef, partitions: tuple[str, ...] = ()) -> str:
         parts.append(f"SUPPLEMENTAL LOG DATA ({table.supplemental_logging}) COLUMNS")
     partitioning = ""
     if partitions:
-        named = ", ".join(f'partition "{name}"' for name in partitions)
-        partitioning = f' partition by hash ("{_first_key(table)}") ({named})'
+        named = ", ".join(
+            f'partition "{name}" values ({number})' for number, name in enumerate(partitions, 1)
+        )
+        partitioning = f' partition by list ("{_first_key(table)}") automatic ({named})'
     return f'create table "{table.owner}"."{table.name}" ({", ".join(parts)}){partitioning};'
 
 
-def add_partition_sql(table: TableDef, partition: str) -> str:
-    return f'alter table "{table.owner}"."{table.name}" add partition "{partition}";'
+def add_partition_sql(table: TableDef, partition: str, value: int) -> str:
+    return (
+        f'alter table "{table.owner}"."{table.name}" add partition "{partition}" values ({value});'
+    )
 
 
 def add_column_sql(table: TableDef, column: ColumnDef, default_sql: str | None = None) -> str:

@@ -41,7 +41,7 @@ LOG = logging.getLogger(__name__)
 
 DATABASE_FILE = "database.pickle"
 LOCK_FILE = "lock"
-_FORMAT = 3  # 3: VersionedTable.defaults (ADD COLUMN … DEFAULT)
+_FORMAT = 4  # 3: VersionedTable.defaults (ADD COLUMN … DEFAULT); 4: partitions
 
 
 @dataclass

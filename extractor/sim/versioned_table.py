@@ -36,8 +36,8 @@ def segment_rowids(data_object_id: int) -> RowidAllocator:
 class VersionedTable:
     """Committed versions of every row (``None`` marks a delete) plus the dictionary history.
     A partitioned table (``partitions``) places each new row in its partitions in turn, as
-    a hash partitioning on a column no statement changes would; its own data object id is
-    then unused (the table has no segment)."""
+    list partitioning on a column no statement changes would (rows never move between
+    partitions); its own data object id is then unused (the table has no segment)."""
 
     def __init__(self, table: TableDef, *, object_id: int, created_scn: int) -> None:
         self.object_id = object_id

@@ -85,10 +85,10 @@ class WorkloadSpec:
     # doubled (SimDatabase.undoubled_quote_ratio) the SET clause names B twice and two
     # readings tie: the change builder decides by the row AS OF the commit (docs/parser.md)
     set_lookalike_ratio: float = 0.0
-    # how many of the tables (the last ones) are hash partitioned, in 2 partitions each
+    # how many of the tables (the last ones) are list partitioned, in 2 partitions each
     partitioned_tables: int = 0
     # chance, per transaction started, of a new partition of a partitioned table: an
-    # ALTER TABLE … ADD PARTITION, or (half the time) an interval partition Oracle creates
+    # ALTER TABLE … ADD PARTITION, or (half the time) an automatic partition Oracle creates
     # itself, with no DDL row (drawn from a random stream of its own: the workload's DML is
     # the same with or without it)
     add_partition_ratio: float = 0.0
@@ -296,7 +296,7 @@ class WorkloadRunner:
 
     def _add_partition(self, table_name: str) -> None:
         """A new partition of ``table_name`` if it is partitioned: by DDL, or (half the time)
-        automatic (an interval partition: no DDL row, so it needs no free table)."""
+        automatic (created by an insert: no DDL row, so it needs no free table)."""
         owner = self.spec.owner
         if not self.db.partition_object_ids(owner, table_name):
             return

@@ -202,8 +202,8 @@ def _workload(case: HarnessCase) -> tuple[SimDatabase, WorkloadRunner, bool]:
     # Half the seeds: the added column has a DEFAULT, which the rows that exist then hold with
     # no redo (a re-snapshot). Own random stream.
     added_default = random.Random(f"added-default-{case.seed}").choice((None, "the default"))
-    # Half the seeds: the last two tables hash partitioned, with new partitions now and then
-    # (ALTER TABLE … ADD PARTITION, or an interval partition with no DDL row): each row's
+    # Half the seeds: the last two tables list partitioned, with new partitions now and then
+    # (ALTER TABLE … ADD PARTITION, or an automatic one with no DDL row): each row's
     # redo carries its partition's OBJECT_ID, and snapshots read every partition's extents.
     # Own random stream; the workload's DML is the same either way.
     partitioned = random.Random(f"partitioned-{case.seed}").choice((0, 2))

@@ -161,7 +161,7 @@ def test_rows_of_a_purged_table_are_retired_by_its_drop_not_quarantined(
     assert staging.quarantined_rows() == []
     assert _staged(staging)[-2:] == [("t", None), ("c", 10)]
     assert _replica_differences(db, staging) == []
-    retired = [r for r in caplog.records if "dropped (and purged)" in r.getMessage()]
+    retired = [r for r in caplog.records if "the table purged" in r.getMessage()]
     assert len(retired) == 1 and str(old_id) in retired[0].getMessage()
 
 

@@ -82,20 +82,20 @@ def test_a_partition_added_by_ddl_writes_a_ddl_row_and_an_automatic_one_none() -
     db = _partitioned()
     before = db.current_scn()
     added = db.add_partition("O", "T")
-    interval = db.add_partition("O", "T", automatic=True)
-    assert db.partition_object_ids("O", "T")[-2:] == [added, interval]
+    automatic = db.add_partition("O", "T", automatic=True)
+    assert db.partition_object_ids("O", "T")[-2:] == [added, automatic]
     ddl = [
         r
         for r in db.logminer_contents(before + 1, db.current_scn())
         if r.operation_code == OperationCode.DDL
     ]
-    assert [r.sql_redo for r in ddl] == ['alter table "O"."T" add partition "P4";']
+    assert [r.sql_redo for r in ddl] == ['alter table "O"."T" add partition "P4" values (4);']
     _insert(db, range(100, 105))  # five rows over five partitions: one in each
     rows = db.logminer_contents(before + 1, db.current_scn())
     assert {r.data_obj for r in rows if r.operation_code == OperationCode.INSERT} == set(
         db.partition_object_ids("O", "T")
     )
-    assert db.object_exists(interval)
+    assert db.object_exists(automatic)
     txn = db.begin()
     txn.update("O", "T", lambda r: r["ID"] == 1, {"NAME": "held"})
     with pytest.raises(SimOracleError, match="ORA-00054"):

@@ -86,4 +86,10 @@ def test_the_object_id_query_lists_the_tables_partitions_and_subpartitions() -> 
         for literal in in_list.expressions
     }
     assert types == {"TABLE", "TABLE PARTITION", "TABLE SUBPARTITION"}
-    assert [c.name for c in parsed.find_all(sqlglot.exp.Column) if c.name == "OBJECT_NAME"]
+    where = parsed.args["where"]
+    assert {c.name for c in where.find_all(sqlglot.exp.Column)} == {
+        "OWNER",
+        "OBJECT_NAME",
+        "OBJECT_TYPE",
+    }
+    assert [c.name for c in parsed.expressions] == ["OBJECT_ID"]
