@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from extractor.config import OracdcConfig
 from extractor.dictionary import TableDef
 from extractor.errors import OracdcError
+from extractor.keys import consolidation_key
 from extractor.land.staging_writer import StagingWriter
 from extractor.pipeline.incarnation_guard import wait_for_scn_above
 from extractor.pipeline.lander import Lander
@@ -94,6 +95,9 @@ class SnapshotRunner:
         changed = [t for t in tables if self._mode_changed(t)]
         if changed:
             self.take_again(changed, "its snapshot mode changed since it started")
+        rekeyed = [t for t in tables if self._key_changed(t)]
+        if rekeyed:
+            self.take_again(rekeyed, "its replica's key changed since its snapshot (docs/keys.md)")
         checkpoint = self._store.current
         new = [t for t in tables if _needs_start(checkpoint, t)]
         if new:
@@ -116,6 +120,19 @@ class SnapshotRunner:
         return state.initial_only != (mode == "initial_only") or (
             state.no_data and mode != "no_data"
         )
+
+    def _key_changed(self, table: TableDef) -> bool:
+        """True when the table's replica key (``keys.consolidation_key``: a LOB column added
+        or dropped, the supplemental logging or the primary key changed) is another than at
+        its snapshot: the versions landed since are keyed the old way (partial images
+        without the new key, under MINIMAL logging), so only a new snapshot, whose reset
+        marker retires them, rebuilds the replica under the new key. A DDL row mined by this
+        process sends the table back itself (``StreamRunner``); this catches a change made
+        before the process read the dictionary."""
+        state = self._store.current.tables.get(table.qualified_name)
+        if state is None or state.status != "done" or not state.replica_key:
+            return False
+        return state.replica_key != consolidation_key(table)
 
     def take_again(self, tables: Sequence[TableDef], why: str) -> None:
         """Mark ``tables`` to be snapshotted again (in full) by the next ``snapshot()``; their
@@ -233,7 +250,10 @@ class SnapshotRunner:
         LOG.info("%s: snapshot_mode no_data: streamed from SCN %d, no rows read",
                  table.qualified_name, scn)  # fmt: skip
         self._lander.land_reset_marker(table, scn)
-        return TableSnapshotState("done", snapshot_scn=scn, added_at_scn=scn, no_data=True)
+        return TableSnapshotState(
+            "done", snapshot_scn=scn, added_at_scn=scn, no_data=True,
+            replica_key=consolidation_key(table),
+        )  # fmt: skip
 
     def _object_ids_of(self, table: TableDef) -> tuple[int, ...]:
         """The OBJECT_IDs of the table and its partitions, kept in the checkpoint: a process
@@ -266,7 +286,10 @@ class SnapshotRunner:
             self._store.save(self._store.current.with_table(name, state))
             progress.advance(batch.num_rows)
         self._lander.land_reset_marker(table, snapshot_scn)
-        state = replace(state, status="done", object_ids=self._object_ids_of(table))
+        state = replace(
+            state, status="done", object_ids=self._object_ids_of(table),
+            replica_key=consolidation_key(table),
+        )  # fmt: skip
         self._store.save(self._store.current.with_table(name, state))
         self._observer.save()
         progress.finish()

@@ -26,6 +26,7 @@ from extractor.assemble.records import CommittedTransaction
 from extractor.assemble.window_miner import MinedWindow, TransactionFeed
 from extractor.config import OracdcConfig
 from extractor.errors import OracdcError
+from extractor.keys import consolidation_key
 from extractor.land.audit_records import QuarantinedChange, SchemaChange
 from extractor.land.staging_writer import StagingWriter
 from extractor.logminer_row import LogMinerRow
@@ -224,11 +225,19 @@ class StreamRunner:
             committed.xid, committed.commit_scn, commit_time(committed.commit_timestamp)
         )
         changes = self._builder.build(info, committed.rows)
-        ddl = [(row, self._apply_ddl(row, committed.commit_scn)) for row in changes.ddl_rows]
+        ddl: list[tuple[LogMinerRow, SchemaChange]] = []
+        rekeyed: list[tuple[str, LogMinerRow]] = []
+        for row in changes.ddl_rows:
+            schema_change, key_changed = self._apply_ddl(row, committed.commit_scn)
+            ddl.append((row, schema_change))
+            if key_changed:
+                rekeyed.append((f"{row.seg_owner}.{row.table_name}", row))
         renamed_into = [(f"{owner}.{name}", row) for owner, name, row in changes.renamed_into]
-        return _TransactionChanges(changes.records, changes.quarantined, ddl, renamed_into)
+        return _TransactionChanges(changes.records, changes.quarantined, ddl, renamed_into, rekeyed)
 
-    def _apply_ddl(self, row: LogMinerRow, commit_scn: int) -> SchemaChange:
+    def _apply_ddl(self, row: LogMinerRow, commit_scn: int) -> tuple[SchemaChange, bool]:
+        """The DDL row applied to the table's definition and staging table; and whether it
+        changed the replica's key (``keys.consolidation_key``)."""
         owner, name = row.seg_owner or "", row.table_name or ""
         before = self._registry.lookup(owner, name)
         after = self._registry.lookup(owner, name, refresh=True)
@@ -236,7 +245,12 @@ class StreamRunner:
         if after is not None:
             self._writer.ensure_table(self._registry.staging_def(after))
         LOG.info("DDL on %s.%s at SCN %d (applied: %s)", owner, name, row.scn, applied)
-        return SchemaChange(
+        key_changed = (
+            before is not None
+            and after is not None
+            and consolidation_key(before) != consolidation_key(after)
+        )
+        schema_change = SchemaChange(
             ddl=row.sql_redo or "",
             owner=owner,
             table_name=name,
@@ -244,18 +258,21 @@ class StreamRunner:
             commit_scn=commit_scn,
             applied=applied,
         )
+        return schema_change, key_changed
 
     def _forget_snapshots(self, checkpoint: Checkpoint, window: _WindowLanding) -> Checkpoint:
-        """Tables changed by row-moving DDL in the window, or renamed into, are marked pending
-        in the checkpoint: the next ``snapshot()`` takes them again (a new SCN, a reset marker
-        retiring the old ROWIDs) and until then their changes are dropped (the new snapshot
-        covers them)."""
+        """Tables changed by row-moving DDL in the window, renamed into, or whose replica key
+        the DDL changed, are marked pending in the checkpoint: the next ``snapshot()`` takes
+        them again (a new SCN, a reset marker retiring the old ROWIDs, or the versions keyed
+        the old way) and until then their changes are dropped (the new snapshot covers
+        them)."""
         if not window.resnapshot:
             return checkpoint
         for name, ddl in window.resnapshot.items():
             LOG.warning(
-                "%s: %s at SCN %d changed its ROWIDs or rows without DML in the redo, or "
-                "brought the rows of a table renamed into it; the table is snapshotted again",
+                "%s: %s at SCN %d changed its ROWIDs or rows without DML in the redo, "
+                "brought the rows of a table renamed into it, or changed its replica's key; "
+                "the table is snapshotted again",
                 name,
                 " ".join((ddl.sql_redo or "").split())[:120],
                 ddl.scn,
@@ -273,6 +290,8 @@ class _TransactionChanges:
     quarantined: list[QuarantinedChange]
     ddl: list[tuple[LogMinerRow, SchemaChange]]  # each DDL row and what applying it did
     renamed_into: list[tuple[str, LogMinerRow]]  # tables renamed into a selected name
+    # tables whose replica key the DDL changed (a LOB column, the logging level, the key)
+    rekeyed: list[tuple[str, LogMinerRow]]
 
 
 class _WindowLanding:
@@ -288,7 +307,8 @@ class _WindowLanding:
         self._last_committed: CommittedTransaction | None = None
         # (owner, table) -> streamed_after (see StreamRunner.streamed_after), per window
         self._streamed_after: dict[tuple[str, str], int | None] = {}
-        # Tables whose ROWIDs or rows changed without DML (row-moving DDL), with that DDL row.
+        # Tables whose ROWIDs or rows changed without DML (row-moving DDL), renamed into a
+        # selected name, or whose replica key changed, with that DDL row.
         self.resnapshot: dict[str, LogMinerRow] = {}
         self.transactions = 0
         self.change_rows = 0
@@ -302,7 +322,7 @@ class _WindowLanding:
             name = f"{ddl_row.seg_owner}.{ddl_row.table_name}"
             if is_row_moving(ddl_row.sql_redo) and runner.streams(name, committed.commit_scn):
                 self.resnapshot[name] = ddl_row
-        for name, ddl_row in changes.renamed_into:
+        for name, ddl_row in (*changes.renamed_into, *changes.rekeyed):
             if runner.streams(name, committed.commit_scn):
                 self.resnapshot[name] = ddl_row
         for (owner, table), records in changes.records.items():

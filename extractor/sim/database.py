@@ -13,13 +13,13 @@ import hashlib
 import zlib
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
 import msgspec
 
-from extractor.dictionary import ColumnDef, TableDef
+from extractor.dictionary import ColumnDef, SupplementalLogging, TableDef
 from extractor.errors import SimUsageError
 from extractor.logminer_row import NO_ROW_ID, LogMinerRow, OperationCode
 from extractor.nls import NlsSettings
@@ -34,6 +34,7 @@ from extractor.sim.ddl_text import (
     drop_table_sql,
     rename_table_sql,
     row_moving_sql,
+    supplemental_logging_sql,
     truncate_table_sql,
 )
 from extractor.sim.logminer_rows import RedoEvent, renamed_rows, render_rows, unnamed_rows
@@ -262,6 +263,22 @@ class SimDatabase:
                 state.commit_version(rowid, {**row, added.name: stored_default}, scn)
             default_sql = literal(added, stored_default, self.nls)
         self._record_ddl(new, add_column_sql(new, added, default_sql), scn)
+
+    def set_supplemental_logging(self, owner: str, table: str, level: SupplementalLogging) -> int:
+        """``ALTER TABLE … ADD SUPPLEMENTAL LOG DATA (ALL | PRIMARY KEY) COLUMNS``, or, for
+        ``MINIMAL``, ``… DROP SUPPLEMENTAL LOG DATA (<the level it had>) COLUMNS``: one DDL
+        (code 5) row; the table's redo images follow the new level from its SCN on (the
+        dictionary's ALL_LOG_GROUPS too). Returns its SCN."""
+        state = self._table_state(owner, table)
+        current = state.definition
+        if level == current.supplemental_logging:
+            raise SimUsageError(f"{current.qualified_name} already has {level} logging")
+        new = replace(current, supplemental_logging=level)
+        scn = self._next_scn()
+        state.redefine(new, scn)
+        added = level != "MINIMAL"
+        self._record_ddl(new, supplemental_logging_sql(new if added else current, added), scn)
+        return scn
 
     def drop_column(self, owner: str, table: str, column: str) -> None:
         state = self._table_state(owner, table)
@@ -1067,6 +1084,4 @@ def _replace_row(row: LogMinerRow, **changes: Any) -> LogMinerRow:
 
 
 def _replace(event: RedoEvent, **changes: Any) -> RedoEvent:
-    from dataclasses import replace
-
     return replace(event, **changes)

@@ -51,6 +51,17 @@ def add_column_sql(table: TableDef, column: ColumnDef, default_sql: str | None =
     return f'alter table "{table.owner}"."{table.name}" add ({added});'
 
 
+def supplemental_logging_sql(table: TableDef, added: bool) -> str:
+    """``ALTER TABLE … ADD|DROP SUPPLEMENTAL LOG DATA (…) COLUMNS``; ``table`` is the table
+    with the level added, or the table before the level is dropped."""
+    verb = "add" if added else "drop"
+    level = table.supplemental_logging
+    return (
+        f'alter table "{table.owner}"."{table.name}" {verb} supplemental log data '
+        f"({level}) columns;"
+    )
+
+
 def drop_column_sql(table: TableDef, column: str) -> str:
     return f'alter table "{table.owner}"."{table.name}" drop column "{column}";'
 

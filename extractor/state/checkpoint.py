@@ -36,10 +36,11 @@ LOCK_FILE: Final = "checkpoint.lock"
 FORMAT_NAME: Final = "oracdc-checkpoint"
 # 2: tables waiting for a new snapshot stay listed as "pending" (1 removed them), and the
 # no_data / initial_only flags. 3: the source's incarnation and the SCN the next snapshot
-# must pass (an older oracdc would drop them and snapshot below lost changes). Versions 1
-# and 2 are read (they hold neither).
-FORMAT_VERSION: Final = 3
-READABLE_VERSIONS: Final = (1, 2, 3)
+# must pass (an older oracdc would drop them and snapshot below lost changes). 4: each
+# table's replica key at its snapshot (an older oracdc would not snapshot a table again when
+# its key changes). Versions 1 to 3 are read (they hold none of these).
+FORMAT_VERSION: Final = 4
+READABLE_VERSIONS: Final = (1, 2, 3, 4)
 
 SnapshotStatus = Literal["pending", "running", "done"]
 SNAPSHOT_STATUSES: Final[tuple[str, ...]] = get_args(SnapshotStatus)
@@ -56,7 +57,9 @@ class TableSnapshotState:
     streamed. ``pending``: the table was replicated and waits for a new snapshot
     (row-moving DDL, ``oracdc snapshot --force``, a redo gap under ``when_needed``).
     ``object_ids``: the OBJECT_IDs its rows still to be mined may carry, an earlier table's
-    under its name (dropped since) among them: a new process mines them too.
+    under its name (dropped since) among them: a new process mines them too. ``replica_key``:
+    the replica's key (``keys.consolidation_key``) when the snapshot was taken; a table whose
+    key is another now is snapshotted again (empty: not known, taken by an older oracdc).
     """
 
     status: SnapshotStatus = "pending"
@@ -67,6 +70,7 @@ class TableSnapshotState:
     no_data: bool = False
     initial_only: bool = False  # snapshotted under snapshot_mode initial_only: not streamed
     object_ids: tuple[int, ...] = ()
+    replica_key: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -78,6 +82,7 @@ class TableSnapshotState:
             **({"no_data": True} if self.no_data else {}),
             **({"initial_only": True} if self.initial_only else {}),
             **({"object_ids": list(self.object_ids)} if self.object_ids else {}),
+            **({"replica_key": list(self.replica_key)} if self.replica_key else {}),
         }
 
     @classmethod
@@ -95,6 +100,7 @@ class TableSnapshotState:
             no_data=raw.get("no_data") is True,
             initial_only=raw.get("initial_only") is True,
             object_ids=tuple(_int(n) for n in raw.get("object_ids") or ()),
+            replica_key=tuple(str(c) for c in raw.get("replica_key") or ()),
         )
 
 

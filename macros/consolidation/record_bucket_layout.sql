@@ -3,7 +3,8 @@
 
     Post-hook of replica models: after a full build, records the bucket layout the build
     chose (bucket_layout) in the table property oracle_cdc.buckets, where the next
-    incremental runs read it. The table: the replica's own, or a merge_on_read replica's base. The build's query names the layout in a comment
+    incremental runs read it, and the key the buckets are computed from (the model's
+    unique_key) in oracle_cdc.key: a model keyed otherwise is built anew (_replica_key_changed). The table: the replica's own, or a merge_on_read replica's base. The build's query names the layout in a comment
     (/* oracle_cdc.buckets=<spec> */); an incremental run's query has none and nothing is
     recorded.
 #}
@@ -22,6 +23,7 @@
     {%- set marker = '/* oracle_cdc.buckets=' -%}
     {%- set query = (model.compiled_code or '') if execute else '' -%}
     {%- if marker in query -%}
-        alter table {{ relation }} set tblproperties ('oracle_cdc.buckets' = '{{ query.split(marker)[1].split(' */')[0] }}')
+        alter table {{ relation }} set tblproperties ('oracle_cdc.buckets' = '{{ query.split(marker)[1].split(' */')[0] }}',
+            'oracle_cdc.key' = '{{ oracle_cdc._model_key() }}')
     {%- endif -%}
 {%- endmacro %}

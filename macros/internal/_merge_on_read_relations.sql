@@ -19,12 +19,14 @@
 
 
 {#-- Whether the current replica model's run is incremental (else a full build): not a full
-     refresh, and the model's tables exist as its layout has them (merge_on_read: base and
-     delta tables and no table under the model's name, which a switch from copy_on_write
-     leaves; copy_on_write: a table under the model's name). --#}
+     refresh, the model's tables exist as its layout has them (merge_on_read: base and delta
+     tables and no table under the model's name, which a switch from copy_on_write leaves;
+     copy_on_write: a table under the model's name), and they are keyed as the model is
+     (_replica_key_changed). --#}
 {% macro _replica_is_incremental() -%}
     {%- if not execute or should_full_refresh() -%}{{ return(false) }}{%- endif -%}
     {%- if config.get('materialized') != 'replica' -%}{{ return(is_incremental()) }}{%- endif -%}
+    {%- if oracle_cdc._replica_key_changed() -%}{{ return(false) }}{%- endif -%}
     {%- set existing = load_relation(this) -%}
     {%- if oracle_cdc.replica_layout() == 'merge_on_read' -%}
         {%- set storage = oracle_cdc._merge_on_read_relations(this) -%}

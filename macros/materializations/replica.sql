@@ -8,6 +8,8 @@
     - copy_on_write: dbt-spark's incremental materialization, unchanged (the model's table is
       created, then each run rewrites its touched buckets or merges); the base and delta
       tables a former merge_on_read build left (its base carries oracle_cdc.layout) are dropped.
+      A table keyed otherwise than the model (_replica_key_changed) is dropped first, so that
+      the model's full build (its query was compiled as one) creates it anew.
     - merge_on_read (docs/dbt.md, "Replica layouts"):
         full build   <model>__base is created from the query (bucketed like a copy-on-write
                      replica; table properties oracle_cdc.layout and oracle_cdc.soft_deletes),
@@ -27,6 +29,11 @@
   {%- if oracle_cdc.replica_layout() != 'merge_on_read' -%}
     {#-- tables of a merge_on_read build (its base carries the layout), not any of that name --#}
     {%- set leftovers = oracle_cdc._merge_on_read_properties(storage.base).get('layout') == 'merge_on_read' -%}
+    {%- if not should_full_refresh() and oracle_cdc._replica_key_changed() -%}
+      {{ log("oracle_cdc: " ~ this ~ " was keyed otherwise than its model (by "
+          ~ oracle_cdc._model_key() ~ " now): built anew", info=true) }}
+      {%- do adapter.drop_relation(load_relation(this)) -%}
+    {%- endif -%}
     {%- set result = materialization_incremental_spark() -%}
     {%- for leftover in [storage.base, storage.delta] if leftovers and load_relation(leftover) is not none -%}
       {%- do adapter.drop_relation(leftover) -%}

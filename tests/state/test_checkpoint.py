@@ -28,7 +28,9 @@ SAMPLE = Checkpoint(
             rows_landed=20_000,
             added_at_scn=850,
         ),
-        "HR.DEPT": TableSnapshotState(status="done", snapshot_scn=900, rows_landed=4),
+        "HR.DEPT": TableSnapshotState(
+            status="done", snapshot_scn=900, rows_landed=4, replica_key=("department_id",)
+        ),
     },
     next_batch_id=42,
 )
@@ -55,7 +57,9 @@ def test_file_is_versioned_json_with_redo_position_as_exact_text(tmp_path: Path)
 
     document = json.loads((tmp_path / "checkpoint.json").read_text())
     assert document["format"] == "oracdc-checkpoint"
-    assert document["version"] == 3
+    assert document["version"] == 4
+    assert document["tables"]["HR.DEPT"]["replica_key"] == ["department_id"]
+    assert "replica_key" not in document["tables"]["HR.EMP"]  # not known: not written
     assert document["last_commit"] == {"commit_scn": 1_200, "redo_pos": str(BIG_REDO_POS)}
 
 
@@ -187,10 +191,10 @@ def test_corrupt_file_error_names_the_file_and_the_recovery(tmp_path: Path) -> N
 
 
 def test_file_of_another_format_version_is_refused(tmp_path: Path) -> None:
-    document = {**SAMPLE.to_json(), "version": 4}
+    document = {**SAMPLE.to_json(), "version": 5}
     (tmp_path / "checkpoint.json").write_text(json.dumps(document))
 
-    with pytest.raises(CheckpointCorruptError, match="version 4"):
+    with pytest.raises(CheckpointCorruptError, match="version 5"):
         CheckpointStore(tmp_path)
 
 

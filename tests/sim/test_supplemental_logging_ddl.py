@@ -1,0 +1,60 @@
+"""ALTER TABLE … ADD / DROP SUPPLEMENTAL LOG DATA in the simulator: one DDL row as issued;
+the table's redo images and ALL_LOG_GROUPS follow the new level from its SCN on."""
+
+from __future__ import annotations
+
+import pytest
+
+from extractor.errors import SimUsageError
+from extractor.logminer_row import OperationCode
+from extractor.sim.database import SimDatabase
+from extractor.sim.dbapi import SimConnection
+from extractor.source.oracle import queries
+from tests.sim.sim_tables import one_table
+
+TABLE = one_table(("NAME", "VARCHAR2(20)"), ("QTY", "NUMBER(10,0)"), logging="MINIMAL")
+
+
+def _update_sql(db: SimDatabase) -> str:
+    scn = db.current_scn()
+    txn = db.begin()
+    txn.update("O", "T", lambda r: r["ID"] == 1, {"QTY": scn})
+    txn.commit()
+    rows = db.logminer_contents(scn + 1, db.current_scn())
+    return next(r.sql_redo or "" for r in rows if r.operation_code == OperationCode.UPDATE)
+
+
+def _log_groups(db: SimDatabase) -> list[object]:
+    cursor = SimConnection(db).cursor()
+    cursor.execute(queries.LOG_GROUP_TYPES, {"owner": "O", "table_name": "T"})
+    return [row[0] for row in cursor.fetchall()]
+
+
+def test_the_images_follow_the_logging_level_from_the_ddl_on() -> None:
+    db = SimDatabase()
+    db.create_table(TABLE)
+    txn = db.begin()
+    txn.insert("O", "T", {"ID": 1, "NAME": "a", "QTY": 0})
+    txn.commit()
+    assert '"ID"' not in _update_sql(db)  # MINIMAL: the changed column only
+    assert _log_groups(db) == []
+
+    before = db.current_scn()
+    db.set_supplemental_logging("O", "T", "ALL")
+    ddl = [r for r in db.logminer_contents(before + 1, db.current_scn()) if r.operation_code == 5]
+    assert [r.sql_redo for r in ddl] == [
+        'alter table "O"."T" add supplemental log data (ALL) columns;'
+    ]
+    where = _update_sql(db).split(" where ", 1)[1]
+    assert where.startswith('"ID" = \'1\' and "NAME" = \'a\' and "QTY" = ')  # ALL
+    assert _log_groups(db) == ["ALL COLUMN LOGGING"]
+
+    before = db.current_scn()
+    db.set_supplemental_logging("O", "T", "MINIMAL")
+    ddl = [r for r in db.logminer_contents(before + 1, db.current_scn()) if r.operation_code == 5]
+    assert [r.sql_redo for r in ddl] == [
+        'alter table "O"."T" drop supplemental log data (ALL) columns;'
+    ]
+    assert '"ID"' not in _update_sql(db)
+    with pytest.raises(SimUsageError, match="already has MINIMAL"):
+        db.set_supplemental_logging("O", "T", "MINIMAL")
