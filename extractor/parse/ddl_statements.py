@@ -1,6 +1,7 @@
 """What a DDL row's SQL_REDO (the statement as issued) does to a replicated table: empty it
 (TRUNCATE TABLE, DROP TABLE), move or change its rows without DML (MOVE, SHRINK SPACE,
-partition maintenance, FLASHBACK TABLE, ADD of a column with a DEFAULT) or rename it.
+partition maintenance, FLASHBACK TABLE, ADD of a column with a DEFAULT), change what its
+redo images carry (ADD / DROP SUPPLEMENTAL LOG) or rename it.
 Leading comments and blanks are skipped; plain identifiers are upper-cased and quoted ones
 kept, as Oracle reads them."""
 
@@ -65,6 +66,12 @@ _ALTER_TABLE_RENAME = re.compile(
     re.IGNORECASE,
 )
 _RENAME = re.compile(rf"rename\s+({_IDENTIFIER})\s+to\s+({_IDENTIFIER})\Z", re.IGNORECASE)
+# ALTER TABLE … ADD / DROP SUPPLEMENTAL LOG DATA (…) COLUMNS, … LOG GROUP.
+_SUPPLEMENTAL_LOG = re.compile(
+    r"""alter\s+table\s+(?:"[^"]+"|[^\s."]+)(?:\s*\.\s*(?:"[^"]+"|[^\s."]+))?\s+
+        (?:add|drop)\s+supplemental\s+log\b""",
+    re.IGNORECASE | re.VERBOSE,
+)
 
 
 def resets_table(sql_redo: str | None) -> bool:
@@ -88,6 +95,13 @@ def is_row_moving(sql_redo: str | None) -> bool:
         return False
     statement = _statement(sql_redo)
     return _ROW_MOVING_DDL.match(statement) is not None or _adds_column_with_default(statement)
+
+
+def changes_supplemental_logging(sql_redo: str | None) -> bool:
+    """True for ALTER TABLE … ADD or DROP SUPPLEMENTAL LOG (DATA or GROUP): the redo images
+    of the table's updates carry other columns from then on. A drop and an add again leave
+    the dictionary as it was, with images in between that may lack the primary key."""
+    return sql_redo is not None and _SUPPLEMENTAL_LOG.match(_statement(sql_redo)) is not None
 
 
 def _adds_column_with_default(statement: str) -> bool:

@@ -137,7 +137,8 @@ class Extractor:
 
     def snapshot_pending(self) -> bool:
         """True when a selected table has no finished snapshot: after ``stream_once`` met
-        row-moving DDL (the table left the checkpoint to be snapshotted again)."""
+        row-moving DDL or DDL that changed its replica key (the table left the checkpoint to
+        be snapshotted again); also when its key changed before this process started."""
         return self._snapshots.pending()
 
     def stream_once(self, until_scn: int | None = None) -> StreamResult:

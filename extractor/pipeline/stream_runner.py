@@ -14,7 +14,8 @@ committed transaction and each window's end; this module builds, lands and check
 - A table's changes from transactions its snapshot covers (committed at or before its
   snapshot SCN) are dropped.
 - Row-moving DDL sends its table back to be snapshotted (it leaves the checkpoint), and so
-  does a table renamed into a replicated table's name.
+  do a table renamed into a replicated table's name and DDL that changes a table's replica
+  key or its supplemental logging (docs/keys.md, "When the key changes").
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from extractor.land.audit_records import QuarantinedChange, SchemaChange
 from extractor.land.staging_writer import StagingWriter
 from extractor.logminer_row import LogMinerRow
 from extractor.parse.change_builder import ChangeBuilder, TransactionInfo, commit_time
-from extractor.parse.ddl_statements import is_row_moving
+from extractor.parse.ddl_statements import changes_supplemental_logging, is_row_moving
 from extractor.pipeline.fault_points import FaultHook, FaultPoint
 from extractor.pipeline.lander import ChangesByTable, Lander
 from extractor.pipeline.progress import Progress
@@ -237,7 +238,9 @@ class StreamRunner:
 
     def _apply_ddl(self, row: LogMinerRow, commit_scn: int) -> tuple[SchemaChange, bool]:
         """The DDL row applied to the table's definition and staging table; and whether it
-        changed the replica's key (``keys.consolidation_key``)."""
+        changed the replica's key (``keys.consolidation_key``), or the table's supplemental
+        logging (dropped and added again, the key is the same, but the images in between
+        may lack it)."""
         owner, name = row.seg_owner or "", row.table_name or ""
         before = self._registry.lookup(owner, name)
         after = self._registry.lookup(owner, name, refresh=True)
@@ -245,7 +248,7 @@ class StreamRunner:
         if after is not None:
             self._writer.ensure_table(self._registry.staging_def(after))
         LOG.info("DDL on %s.%s at SCN %d (applied: %s)", owner, name, row.scn, applied)
-        key_changed = (
+        key_changed = changes_supplemental_logging(row.sql_redo) or (
             before is not None
             and after is not None
             and consolidation_key(before) != consolidation_key(after)

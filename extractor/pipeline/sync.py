@@ -1,8 +1,9 @@
 """One sync cycle: snapshot what is new, mine up to the current SCN, land, then ``dbt build``
 of what changed (``build_plan``).
 
-A table that row-moving DDL sent back to be snapshotted while mining is snapshotted again
-within the same cycle, and mining goes on from the handover, before dbt runs.
+A table that row-moving or key-changing DDL sent back to be snapshotted while mining is
+snapshotted again within the same cycle, and mining goes on from the handover, before dbt
+runs.
 
 Everything runs in the process that owns the Spark session (dbt in-process through
 ``dbtRunner``), or against a shared Spark Connect server. A failed step raises
@@ -202,8 +203,8 @@ def extract_and_land(
     started = time.monotonic()
     stream = _step("stream", extractor.stream_once)
     if extractor.snapshot_pending():
-        # Row-moving DDL sent a table back to be snapshotted: do it now, so that the replicas
-        # this cycle builds are exact, then stream on from the handover.
+        # Row-moving or key-changing DDL sent a table back to be snapshotted: do it now, so
+        # that the replicas this cycle builds are exact, then stream on from the handover.
         snapshot = snapshot.then(_step("snapshot", extractor.snapshot))
         stream = stream.then(_step("stream", extractor.stream_once))
     seconds["extract+land"] = time.monotonic() - started

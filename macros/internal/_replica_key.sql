@@ -1,23 +1,29 @@
 {#-- The key a replica model keys its rows by (its unique_key, lower case, comma-separated):
-     what a full build records in the table property oracle_cdc.key (record_bucket_layout). --#}
+     what record_bucket_layout records in the table property oracle_cdc.key. --#}
 {% macro _model_key() -%}
     {%- set key_columns = config.require('unique_key') -%}
     {{ return(([key_columns] if key_columns is string else key_columns) | map('lower') | join(',')) }}
 {%- endmacro %}
 
 
-{#-- Whether the current replica model keys its rows otherwise than its table's last full build
-     did (oracle_cdc.key of the replica's table, or of a merge_on_read replica's base): a
-     dictionary change (a LOB column added or dropped, the supplemental logging changed, a
-     primary key added or dropped) changed the generated model's key (docs/keys.md). Its rows
-     and buckets follow the old key, so the run must be a full build. False for a replica
-     that records no key (none yet, or built before keys were recorded). --#}
-{% macro _replica_key_changed() -%}
-    {%- set relation = oracle_cdc._replica_table() -%}
+{#-- The key a replica's table records (oracle_cdc.key), or none: no table (or a view), or
+     one built before keys were recorded. --#}
+{% macro _recorded_replica_key(relation) -%}
     {%- set existing = load_relation(relation) -%}
-    {%- if existing is none or existing.is_view -%}{{ return(false) }}{%- endif -%}
+    {%- if existing is none or existing.is_view -%}{{ return(none) }}{%- endif -%}
     {%- for row in run_query('show tblproperties ' ~ relation) if row[0] == 'oracle_cdc.key' -%}
-        {{ return(row[1] != oracle_cdc._model_key()) }}
+        {{ return(row[1]) }}
     {%- endfor -%}
-    {{ return(false) }}
+    {{ return(none) }}
+{%- endmacro %}
+
+
+{#-- Whether the current replica model keys its rows otherwise than its table (the replica's,
+     or a merge_on_read replica's base) records: a dictionary change (a LOB column added or
+     dropped, the supplemental logging or the primary key changed) changed the generated
+     model's key (docs/keys.md, "When the key changes"). Its rows and buckets follow the old
+     key, so the run must be a full build. False when the table records no key. --#}
+{% macro _replica_key_changed() -%}
+    {%- set recorded = oracle_cdc._recorded_replica_key(oracle_cdc._replica_table()) -%}
+    {{ return(recorded is not none and recorded != oracle_cdc._model_key()) }}
 {%- endmacro %}

@@ -6,9 +6,13 @@ change was made before the process read the dictionary."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from extractor.config import OracdcConfig
 from extractor.keys import consolidation_key
+from extractor.parse.ddl_statements import changes_supplemental_logging
 from extractor.pipeline.extractor import open_extractor
 from extractor.sim.database import SimDatabase
 from extractor.sim.table_catalog import demo_tables
@@ -16,7 +20,7 @@ from extractor.source.factory import open_source
 from extractor.state.checkpoint import CheckpointStore, TableSnapshotState
 from tests.e2e.memory_staging import MemoryStagingWriter
 from tests.pipeline.reference_replica import consolidate, differences, truth_by_key
-from tests.pipeline.test_extract_to_staging import make_config
+from tests.pipeline.test_extract_to_staging import ITEMS, make_config
 
 ACCOUNTS = demo_tables()[3]  # primary key ACC_NO, MINIMAL logging: keyed by ROWID
 
@@ -27,14 +31,16 @@ def _update_codes(db: SimDatabase, code: str) -> None:
     txn.commit()
 
 
-def _replicated(tmp_path: Path) -> tuple[SimDatabase, OracdcConfig, MemoryStagingWriter]:
+def _replicated(
+    tmp_path: Path, **settings: Any
+) -> tuple[SimDatabase, OracdcConfig, MemoryStagingWriter]:
     db = SimDatabase()
     db.create_table(ACCOUNTS)
     txn = db.begin()
     for number in range(1, 6):
         txn.insert("SIM", "ACCOUNTS", {"ACC_NO": f"A{number}", "HOLDER": f"h{number}"})
     txn.commit()
-    config = make_config(tmp_path, "t_key_change", tables=["SIM.*"])
+    config = make_config(tmp_path, "t_key_change", tables=["SIM.*"], **settings)
     staging = MemoryStagingWriter(config.staging_schema)
     with open_extractor(config, _source(db), None, writer=staging) as extractor:
         extractor.snapshot()
@@ -44,14 +50,18 @@ def _replicated(tmp_path: Path) -> tuple[SimDatabase, OracdcConfig, MemoryStagin
     return db, config, staging
 
 
+def _differences(db: SimDatabase, staging: MemoryStagingWriter, owner: str, name: str) -> list[str]:
+    table = db.table(owner, name)
+    replica = consolidate(table, staging.staged_rows(table))
+    return differences(truth_by_key(table, db.truth(owner, name, db.current_scn())), replica)
+
+
 def _source(db: SimDatabase) -> object:
     return open_source({"kind": "sim", "database": db})
 
 
 def _replica_differences(db: SimDatabase, staging: MemoryStagingWriter) -> list[str]:
-    table = db.table("SIM", "ACCOUNTS")
-    replica = consolidate(table, staging.staged_rows(table))
-    return differences(truth_by_key(table, db.truth("SIM", "ACCOUNTS", db.current_scn())), replica)
+    return _differences(db, staging, "SIM", "ACCOUNTS")
 
 
 def test_a_key_change_mined_by_the_process_sends_the_table_back(tmp_path: Path) -> None:
@@ -73,6 +83,7 @@ def test_a_key_changed_before_the_process_started_sends_the_table_back(tmp_path:
     db.set_supplemental_logging("SIM", "ACCOUNTS", "ALL")
     _update_codes(db, "b")
     with open_extractor(config, _source(db), None, writer=staging) as extractor:
+        assert extractor.snapshot_pending()  # what `oracdc stream` asks before it streams
         assert extractor.snapshot().tables == ("SIM.ACCOUNTS",)
         extractor.stream_once()
         assert extractor.checkpoint.tables["SIM.ACCOUNTS"].replica_key == ("acc_no",)
@@ -83,8 +94,9 @@ def test_a_key_changed_before_the_process_started_sends_the_table_back(tmp_path:
     assert sorted(r["_op"] for r in keyless) == ["t", "t"] + ["u"] * 5
 
 
-def test_a_table_snapshotted_by_an_older_oracdc_is_not_sent_back(tmp_path: Path) -> None:
-    """Its checkpoint holds no key: whether it changed is not known (docs/keys.md)."""
+def test_a_table_snapshotted_by_an_older_oracdc_gets_its_key_recorded(tmp_path: Path) -> None:
+    """Its checkpoint holds no key: whether it changed before is not known (docs/keys.md);
+    the key now is recorded, and a later change is seen."""
     db, config, staging = _replicated(tmp_path)
     with CheckpointStore(config.data_dir) as store:
         state = store.current.tables["SIM.ACCOUNTS"]
@@ -92,6 +104,61 @@ def test_a_table_snapshotted_by_an_older_oracdc_is_not_sent_back(tmp_path: Path)
     db.set_supplemental_logging("SIM", "ACCOUNTS", "ALL")
     with open_extractor(config, _source(db), None, writer=staging) as extractor:
         assert extractor.snapshot().tables == ()
+        # its key is recorded now: a later change is seen
+        assert extractor.checkpoint.tables["SIM.ACCOUNTS"].replica_key == ("acc_no",)
+    db.set_supplemental_logging("SIM", "ACCOUNTS", "MINIMAL")
+    with open_extractor(config, _source(db), None, writer=staging) as extractor:
+        assert extractor.snapshot().tables == ("SIM.ACCOUNTS",)
+
+
+def test_logging_dropped_and_added_again_sends_the_table_back(tmp_path: Path) -> None:
+    """The key is the same before and after, but the updates in between carry no key."""
+    db = SimDatabase()
+    db.create_table(ITEMS)  # primary key ID, ALL logging
+    txn = db.begin()
+    for key in range(1, 4):
+        txn.insert("APP", "ITEMS", {"ID": key, "NAME": f"n{key}", "QTY": key})
+    txn.commit()
+    config = make_config(tmp_path, "t_logging_toggle")
+    staging = MemoryStagingWriter(config.staging_schema)
+    with open_extractor(config, _source(db), None, writer=staging) as extractor:
+        extractor.snapshot()
+    db.set_supplemental_logging("APP", "ITEMS", "MINIMAL")
+    txn = db.begin()
+    txn.update("APP", "ITEMS", lambda r: r["ID"] == 2, {"QTY": 20})  # no ID in the image
+    txn.commit()
+    db.set_supplemental_logging("APP", "ITEMS", "ALL")
+    with open_extractor(config, _source(db), None, writer=staging) as extractor:
+        assert extractor.snapshot().tables == ()  # the key is the same as at the snapshot
+        extractor.stream_once()
+        assert extractor.snapshot_pending()
+        extractor.snapshot()
+    assert _differences(db, staging, "APP", "ITEMS") == []
+
+
+def test_an_initial_only_table_is_not_read_again_when_its_key_changes(tmp_path: Path) -> None:
+    """Its staging holds snapshot rows only: full images, which dbt builds under any key."""
+    db, config, staging = _replicated(tmp_path, snapshot_mode="initial_only")
+    db.set_supplemental_logging("SIM", "ACCOUNTS", "ALL")
+    with open_extractor(config, _source(db), None, writer=staging) as extractor:
+        assert not extractor.snapshot_pending()
+        assert extractor.snapshot().tables == ()
+
+
+@pytest.mark.parametrize(
+    ("statement", "changes"),
+    [
+        ('alter table "APP"."ITEMS" add supplemental log data (ALL) columns;', True),
+        ("ALTER TABLE app.items DROP SUPPLEMENTAL LOG DATA (PRIMARY KEY) COLUMNS", True),
+        ("alter table app.items add supplemental log group g1 (id, name) always", True),
+        ("/* x */ alter table app.items drop supplemental log group g1", True),
+        ("alter table app.items add (supplemental number)", False),
+        ("alter database add supplemental log data (all) columns", False),
+        ("alter table app.items add constraint pk primary key (id)", False),
+    ],
+)
+def test_supplemental_logging_ddl_is_recognised(statement: str, changes: bool) -> None:
+    assert changes_supplemental_logging(statement) is changes
 
 
 def _without_key(state: TableSnapshotState) -> TableSnapshotState:
