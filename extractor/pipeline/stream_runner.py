@@ -293,7 +293,8 @@ class _TransactionChanges:
     quarantined: list[QuarantinedChange]
     ddl: list[tuple[LogMinerRow, SchemaChange]]  # each DDL row and what applying it did
     renamed_into: list[tuple[str, LogMinerRow]]  # tables renamed into a selected name
-    # tables whose replica key the DDL changed (a LOB column, the logging level, the key)
+    # tables whose replica key (a LOB column, the logging level, the key) or supplemental
+    # logging the DDL changed
     rekeyed: list[tuple[str, LogMinerRow]]
 
 

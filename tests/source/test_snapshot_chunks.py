@@ -45,15 +45,22 @@ def _read(
     ]
 
 
-def test_a_table_larger_than_temp_is_read_whole_without_a_full_sort() -> None:
-    db = _database()
-    db.server.temp_sort_limit_rows = 600  # one extent (512 rows) fits, the table does not
-    scn = db.current_scn()
-    connection = SimConnection(db)
-    read = _read(connection, scn)
+def _read_every_row_once(
+    db: SimDatabase, connection: SimConnection
+) -> tuple[list[tuple[int, str]], list[tuple[int, int, int, int]]]:
+    """The whole table as of now, and its ROWIDs' sort keys: every row once, in ROWID order."""
+    read = _read(connection, db.current_scn())
     assert sorted(i for i, _ in read) == list(range(ROWS))
     keys = [rowid_sort_key(r) for _, r in read]
     assert keys == sorted(keys) and len(set(keys)) == ROWS
+    return read, keys
+
+
+def test_a_table_larger_than_temp_is_read_whole_without_a_full_sort() -> None:
+    db = _database()
+    db.server.temp_sort_limit_rows = 600  # one extent (512 rows) fits, the table does not
+    connection = SimConnection(db)
+    _read_every_row_once(db, connection)
     ranged = [s for s in connection.statements if "ROWID BETWEEN" in s]
     assert len(ranged) == 4  # one query per extent at chunk_blocks=8
 
@@ -61,14 +68,9 @@ def test_a_table_larger_than_temp_is_read_whole_without_a_full_sort() -> None:
 def test_a_partitioned_table_is_read_in_chunks_over_every_partition() -> None:
     db = _database(partitions=3)  # 667 rows a partition: 2 extents each
     db.server.temp_sort_limit_rows = 600
-    scn = db.current_scn()
-    connection = SimConnection(db)
-    read = _read(connection, scn)
-    assert sorted(i for i, _ in read) == list(range(ROWS))
-    keys = [rowid_sort_key(r) for _, r in read]
-    assert keys == sorted(keys) and len(set(keys)) == ROWS
+    read, keys = _read_every_row_once(db, SimConnection(db))
     assert len({key[0] for key in keys}) == 3  # three segments
-    resumed = _read(SimConnection(db), scn, after=read[999][1])
+    resumed = _read(SimConnection(db), db.current_scn(), after=read[999][1])
     assert resumed == read[1000:]
 
 
