@@ -151,6 +151,12 @@ class _NoRowIdError(Exception):
     """A change without its ROWID in a table keyed by ROWID (quarantined)."""
 
 
+class _KeylessImageError(Exception):
+    """An UPDATE or DELETE of a table keyed by its primary key without the key's values in
+    its image: the table's supplemental logging is lower than the dictionary said
+    (quarantined: landed, it would make a row with a NULL key)."""
+
+
 class _UnknownColumnError(Exception):
     """A statement names a column the cached dictionary does not know (refresh and retry)."""
 
@@ -313,6 +319,7 @@ class ChangeBuilder:
             _UnknownColumnError,
             _UnsupportedValueError,
             _NoRowIdError,
+            _KeylessImageError,
             ValueTypingError,
         ) as record_error:
             changes.quarantined.append(_quarantine(row, str(record_error)))
@@ -416,7 +423,7 @@ class ChangeBuilder:
         except _UnknownColumnError as error:
             changes.quarantined.append(_quarantine(row, f"unknown column {error}"))
             return
-        except (_UnsupportedValueError, _NoRowIdError) as error:
+        except (_UnsupportedValueError, _NoRowIdError, _KeylessImageError) as error:
             changes.quarantined.append(_quarantine(row, str(error)))
             return
         except AmbiguousRedoError as error:
@@ -470,6 +477,14 @@ class ChangeBuilder:
             image = dict.fromkeys(table.column_names)  # missing columns are NULL, as in Oracle
             image.update(new)
             return [_change_record(info, row, owner, name, "c", image, True, row_id)]
+        if keyed_by_primary_key(table) and not all(k in old for k in table.primary_key):
+            missing = ", ".join(k for k in table.primary_key if k not in old)
+            raise _KeylessImageError(
+                f"the change carries no value of primary-key column(s) {missing}, which "
+                "keys the replica: the table's supplemental logging is lower than when it "
+                "was read (lowered for the database?); restart: the table is snapshotted "
+                "again under its new key (docs/keys.md)"
+            )
         columns = table.column_name_set
         if operation == "d":
             return [_change_record(info, row, owner, name, "d", old, old.keys() >= columns, row_id)]

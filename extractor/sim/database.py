@@ -70,6 +70,10 @@ class SimDatabase:
     # starts a new one; its RESETLOGS_TIME follows from the id); the archived logs of earlier
     # incarnations stay listed in ``_parent_logs``. Class defaults, for a database saved
     # before they existed.
+    # Database-wide supplemental logging above the minimal (ALTER DATABASE ADD SUPPLEMENTAL
+    # LOG DATA (ALL | PRIMARY KEY) COLUMNS): V$DATABASE shows it, and every table's redo
+    # images follow the higher of it and the table's own level. A class default.
+    database_logging: SupplementalLogging = "MINIMAL"
     dbid: int = 3_148_472_117
     resetlogs_change: int = 1
     resetlogs_id: int = 1
@@ -279,6 +283,11 @@ class SimDatabase:
         added = level != "MINIMAL"
         self._record_ddl(new, supplemental_logging_sql(new if added else current, added), scn)
         return scn
+
+    def set_database_supplemental_logging(self, level: SupplementalLogging) -> None:
+        """ALTER DATABASE ADD / DROP SUPPLEMENTAL LOG DATA (…) COLUMNS: no DDL row of any
+        table; the redo images of every table follow from now on."""
+        self.database_logging = level
 
     def drop_column(self, owner: str, table: str, column: str) -> None:
         state = self._table_state(owner, table)
@@ -968,7 +977,7 @@ class SimDatabase:
                 ssn=ssn,
                 timestamp=self._clock(),
                 username=txn.username,
-                table=table,
+                table=self._as_logged(table),
                 row_id=rowid,
                 columns=columns,
                 before=before,
@@ -985,6 +994,13 @@ class SimDatabase:
         here)."""
         state = self._tables.get((table.owner, table.name))
         return None if state is None else state.object_id
+
+    def _as_logged(self, table: TableDef) -> TableDef:
+        """``table`` with the supplemental logging its redo images follow: its own level, or
+        the database's when higher."""
+        if _LOGGING_RANK[self.database_logging] <= _LOGGING_RANK[table.supplemental_logging]:
+            return table
+        return replace(table, supplemental_logging=self.database_logging)
 
     def _partition_id_of(self, table: TableDef, rowid: str) -> int | None:
         """The OBJECT_ID of the partition of ``table`` that holds ``rowid`` (None for a table
@@ -1053,6 +1069,9 @@ class _RedoThread:
     enabled: str = "PUBLIC"  # PUBLIC | DISABLED
     checkpoint_change: int = 0
     disable_change: int = 0
+
+
+_LOGGING_RANK: dict[SupplementalLogging, int] = {"MINIMAL": 0, "PRIMARY KEY": 1, "ALL": 2}
 
 
 def recycle_bin_name(object_id: int) -> str:

@@ -302,10 +302,13 @@ class SimCursor:
         return [(self.db.server_time_zone,)]
 
     def _database_info(self, binds: Mapping[str, Any]) -> list[Row]:
-        server = self.db.server
+        server, level = self.db.server, self.db.database_logging
         return [
-            (self.db.database_name, server.log_mode, server.supplemental_log_data_min, "NO", "NO")
-        ]
+            (
+                self.db.database_name, server.log_mode, server.supplemental_log_data_min,
+                "YES" if level == "PRIMARY KEY" else "NO", "YES" if level == "ALL" else "NO",
+            )
+        ]  # fmt: skip
 
     def _force_logging(self, binds: Mapping[str, Any]) -> list[Row]:
         """Read only by the pre-flight check: ORA-00942 when ``server.revoked`` holds

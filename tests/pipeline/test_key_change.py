@@ -5,6 +5,7 @@ change was made before the process read the dictionary."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -163,3 +164,36 @@ def test_supplemental_logging_ddl_is_recognised(statement: str, changes: bool) -
 
 def _without_key(state: TableSnapshotState) -> TableSnapshotState:
     return TableSnapshotState(**{**state.__dict__, "replica_key": ()})
+
+
+def test_logging_lowered_for_the_database_quarantines_then_sends_the_table_back(
+    tmp_path: Path,
+) -> None:
+    """No DDL row of the table: the running process meets updates without the key. Landed,
+    each would make a row with a NULL key; quarantined, they say so, and a restart reads the
+    lower level and snapshots the table again under its new key."""
+    db = SimDatabase()
+    db.set_database_supplemental_logging("ALL")  # the table's own level is MINIMAL
+    db.create_table(replace(ITEMS, supplemental_logging="MINIMAL"))
+    txn = db.begin()
+    for key in range(1, 4):
+        txn.insert("APP", "ITEMS", {"ID": key, "NAME": f"n{key}", "QTY": key})
+    txn.commit()
+    config = make_config(tmp_path, "t_database_logging", error_policy="warn")
+    staging = MemoryStagingWriter(config.staging_schema)
+    with open_extractor(config, _source(db), None, writer=staging) as extractor:
+        extractor.snapshot()
+        assert extractor.checkpoint.tables["APP.ITEMS"].replica_key == ("id",)
+        db.set_database_supplemental_logging("MINIMAL")
+        txn = db.begin()
+        txn.update("APP", "ITEMS", lambda r: r["ID"] == 2, {"QTY": 20})  # no ID in the image
+        txn.commit()
+        assert extractor.stream_once().quarantined == 1
+    [error] = staging.quarantined_rows()
+    assert "primary-key column(s) ID" in error["reason"]
+    staged = staging.staged_rows(db.table("APP", "ITEMS"))
+    assert [r for r in staged if r["id"] is None and r["_op"] != "t"] == []
+    with open_extractor(config, _source(db), None, writer=staging) as extractor:
+        assert extractor.snapshot().tables == ("APP.ITEMS",)
+        assert extractor.checkpoint.tables["APP.ITEMS"].replica_key == ("_row_id",)
+    assert _differences(db, staging, "APP", "ITEMS") == []

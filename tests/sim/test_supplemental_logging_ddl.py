@@ -58,3 +58,32 @@ def test_the_images_follow_the_logging_level_from_the_ddl_on() -> None:
     assert '"ID"' not in _update_sql(db)
     with pytest.raises(SimUsageError, match="already has MINIMAL"):
         db.set_supplemental_logging("O", "T", "MINIMAL")
+
+
+def test_database_logging_shows_in_v_database_and_the_images_without_a_ddl_row() -> None:
+    db = SimDatabase()
+    db.create_table(TABLE)
+    txn = db.begin()
+    txn.insert("O", "T", {"ID": 1, "NAME": "a", "QTY": 0})
+    txn.commit()
+    cursor = SimConnection(db).cursor()
+
+    def flags() -> tuple[object, object]:
+        cursor.execute(queries.DATABASE_INFO)
+        row = cursor.fetchone()
+        return row[3], row[4]
+
+    assert flags() == ("NO", "NO")
+    before = db.current_scn()
+    db.set_database_supplemental_logging("ALL")
+    assert flags() == ("NO", "YES")
+    assert '"ID"' in _update_sql(db)  # the table's MINIMAL is raised for its images
+    db.set_database_supplemental_logging("PRIMARY KEY")
+    assert flags() == ("YES", "NO")
+    where = _update_sql(db).split(" where ", 1)[1]
+    assert '"ID"' in where and '"NAME"' not in where
+    db.set_database_supplemental_logging("MINIMAL")
+    assert '"ID"' not in _update_sql(db)
+    rows = db.logminer_contents(before + 1, db.current_scn())
+    assert not [r for r in rows if r.operation_code == OperationCode.DDL]
+    assert db.table("O", "T").supplemental_logging == "MINIMAL"  # the dictionary's own
