@@ -226,15 +226,15 @@ class StreamRunner:
             committed.xid, committed.commit_scn, commit_time(committed.commit_timestamp)
         )
         changes = self._builder.build(info, committed.rows)
-        ddl: list[tuple[LogMinerRow, SchemaChange]] = []
-        rekeyed: list[tuple[str, LogMinerRow]] = []
+        ddl: list[SchemaChange] = []
+        # renamed into a selected name: its rows were written under another
+        sent_back = [(f"{owner}.{name}", row) for owner, name, row in changes.renamed_into]
         for row in changes.ddl_rows:
             schema_change, key_changed = self._apply_ddl(row, committed.commit_scn)
-            ddl.append((row, schema_change))
-            if key_changed:
-                rekeyed.append((f"{row.seg_owner}.{row.table_name}", row))
-        renamed_into = [(f"{owner}.{name}", row) for owner, name, row in changes.renamed_into]
-        return _TransactionChanges(changes.records, changes.quarantined, ddl, renamed_into, rekeyed)
+            ddl.append(schema_change)
+            if key_changed or is_row_moving(row.sql_redo):
+                sent_back.append((f"{row.seg_owner}.{row.table_name}", row))
+        return _TransactionChanges(changes.records, changes.quarantined, ddl, sent_back)
 
     def _apply_ddl(self, row: LogMinerRow, commit_scn: int) -> tuple[SchemaChange, bool]:
         """The DDL row applied to the table's definition and staging table; and whether it
@@ -291,11 +291,10 @@ class StreamRunner:
 class _TransactionChanges:
     records: ChangesByTable
     quarantined: list[QuarantinedChange]
-    ddl: list[tuple[LogMinerRow, SchemaChange]]  # each DDL row and what applying it did
-    renamed_into: list[tuple[str, LogMinerRow]]  # tables renamed into a selected name
-    # tables whose replica key (a LOB column, the logging level, the key) or supplemental
-    # logging the DDL changed
-    rekeyed: list[tuple[str, LogMinerRow]]
+    ddl: list[SchemaChange]  # what applying each DDL row did
+    # Tables to snapshot again, with the DDL row that says why: row-moving DDL, a rename
+    # into a selected name, a change of the replica key or of the supplemental logging.
+    sent_back: list[tuple[str, LogMinerRow]]
 
 
 class _WindowLanding:
@@ -321,12 +320,8 @@ class _WindowLanding:
     def add_transaction(self, committed: CommittedTransaction) -> None:
         runner = self._runner
         changes = runner.build(committed)
-        for ddl_row, schema_change in changes.ddl:
-            self._ddl.append(schema_change)
-            name = f"{ddl_row.seg_owner}.{ddl_row.table_name}"
-            if is_row_moving(ddl_row.sql_redo) and runner.streams(name, committed.commit_scn):
-                self.resnapshot[name] = ddl_row
-        for name, ddl_row in (*changes.renamed_into, *changes.rekeyed):
+        self._ddl.extend(changes.ddl)
+        for name, ddl_row in changes.sent_back:
             if runner.streams(name, committed.commit_scn):
                 self.resnapshot[name] = ddl_row
         for (owner, table), records in changes.records.items():

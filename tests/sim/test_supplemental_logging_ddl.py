@@ -15,6 +15,15 @@ from tests.sim.sim_tables import one_table
 TABLE = one_table(("NAME", "VARCHAR2(20)"), ("QTY", "NUMBER(10,0)"), logging="MINIMAL")
 
 
+def _seeded() -> SimDatabase:
+    db = SimDatabase()
+    db.create_table(TABLE)
+    txn = db.begin()
+    txn.insert("O", "T", {"ID": 1, "NAME": "a", "QTY": 0})
+    txn.commit()
+    return db
+
+
 def _update_sql(db: SimDatabase) -> str:
     scn = db.current_scn()
     txn = db.begin()
@@ -31,11 +40,7 @@ def _log_groups(db: SimDatabase) -> list[object]:
 
 
 def test_the_images_follow_the_logging_level_from_the_ddl_on() -> None:
-    db = SimDatabase()
-    db.create_table(TABLE)
-    txn = db.begin()
-    txn.insert("O", "T", {"ID": 1, "NAME": "a", "QTY": 0})
-    txn.commit()
+    db = _seeded()
     assert '"ID"' not in _update_sql(db)  # MINIMAL: the changed column only
     assert _log_groups(db) == []
 
@@ -61,11 +66,7 @@ def test_the_images_follow_the_logging_level_from_the_ddl_on() -> None:
 
 
 def test_database_logging_shows_in_v_database_and_the_images_without_a_ddl_row() -> None:
-    db = SimDatabase()
-    db.create_table(TABLE)
-    txn = db.begin()
-    txn.insert("O", "T", {"ID": 1, "NAME": "a", "QTY": 0})
-    txn.commit()
+    db = _seeded()
     cursor = SimConnection(db).cursor()
 
     def flags() -> tuple[object, object]:
