@@ -12,7 +12,7 @@ which continue the statement and which end it.
 
 from __future__ import annotations
 
-from extractor.errors import RedoParseError
+from extractor.errors import AmbiguousRedoError, RedoParseError
 from extractor.logminer_row import NO_ROW_ID, OBJECT_ROW_ID_SUFFIX, LogMinerRow, OperationCode
 from extractor.parse import Literal, ParsedRedo, parse_redo
 
@@ -93,10 +93,20 @@ def gives_row_id(waiting: LogMinerRow, row: LogMinerRow, *, values_written: bool
 
 
 def _writes_values_of(waiting: LogMinerRow, update: LogMinerRow) -> bool:
-    statement, follower = _parsed(waiting), _parsed(update)
-    if statement is None or follower is None:
-        return False
-    if waiting.operation_code == INSERT:
+    """Some reading of both statements (more than one only where undoubled apostrophes
+    leave a tie) has ``update`` write a value ``waiting`` left to follow, on the row it left:
+    the row that comes right after, of the same table, is its follower unless no reading
+    fits; the change builder tells the readings apart later (by the row AS OF the commit)."""
+    statements, followers = _readings(waiting), _readings(update)
+    return any(
+        _follows(waiting.operation_code, statement, follower)
+        for statement in statements
+        for follower in followers
+    )
+
+
+def _follows(code: int, statement: ParsedRedo, follower: ParsedRedo) -> bool:
+    if code == INSERT:
         to_follow = {c for c, v in statement.new.items() if v.text in _EMPTY_LOBS}
     else:
         to_follow = set(statement.new)
@@ -110,12 +120,16 @@ def _writes_values_of(waiting: LogMinerRow, update: LogMinerRow) -> bool:
     )
 
 
-def _parsed(row: LogMinerRow) -> ParsedRedo | None:
-    """The statement, or None for one that cannot be read without the table's dictionary."""
+def _readings(row: LogMinerRow) -> tuple[ParsedRedo, ...]:
+    """The statement; with apostrophes Oracle did not double, its readings with the most
+    columns (docs/parser.md); none for one that cannot be read without the table's
+    dictionary."""
     try:
-        return parse_redo(row.sql_redo or "")
+        return (parse_redo(row.sql_redo or ""),)  # relaxed-quote recovery included
+    except AmbiguousRedoError as error:
+        return error.readings
     except RedoParseError:
-        return None
+        return ()
 
 
 def _same_value(left: Literal, right: Literal) -> bool:

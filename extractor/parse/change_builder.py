@@ -135,6 +135,11 @@ class TransactionChanges:
     # (owner, table, DDL row): a table renamed into a selected name; its rows were never
     # mined under that name, so it is snapshotted again (a new table: snapshotted anyway)
     renamed_into: list[tuple[str, str, LogMinerRow]] = field(default_factory=list)
+    # (owner, table, DML row): an UPDATE or DELETE without what the primary key that keys the
+    # table's replica needs, quarantined: its logging was lower than the dictionary read
+    # (lowered for the database, which writes no DDL row); the stream runner sends the table
+    # back
+    logged_lower: list[tuple[str, str, LogMinerRow]] = field(default_factory=list)
 
     def add(self, record: ChangeRecord) -> None:
         self.records.setdefault((record.owner, record.table), []).append(record)
@@ -151,10 +156,12 @@ class _NoRowIdError(Exception):
     """A change without its ROWID in a table keyed by ROWID (quarantined)."""
 
 
-class _KeylessImageError(Exception):
-    """An UPDATE or DELETE of a table keyed by its primary key without the key's values in
-    its image: the table's supplemental logging is lower than the dictionary said
-    (quarantined: landed, it would make a row with a NULL key)."""
+class _LowerLoggingError(Exception):
+    """An UPDATE or DELETE of a table keyed by its primary key whose image lacks what that
+    key needs: the key's values, or for an UPDATE moving the row to another key the whole
+    row (the new key's version is built from it alone). The table's supplemental logging was
+    lower when it was written than the dictionary says (quarantined: landed, it would make a
+    row with a NULL key, or a new key's row with NULL columns)."""
 
 
 class _UnknownColumnError(Exception):
@@ -319,10 +326,10 @@ class ChangeBuilder:
             _UnknownColumnError,
             _UnsupportedValueError,
             _NoRowIdError,
-            _KeylessImageError,
+            _LowerLoggingError,
             ValueTypingError,
         ) as record_error:
-            changes.quarantined.append(_quarantine(row, str(record_error)))
+            _not_built(changes, row, table, record_error)
             return
         key = (table.owner, table.name)
         held = changes.records.setdefault(key, [])
@@ -423,8 +430,8 @@ class ChangeBuilder:
         except _UnknownColumnError as error:
             changes.quarantined.append(_quarantine(row, f"unknown column {error}"))
             return
-        except (_UnsupportedValueError, _NoRowIdError, _KeylessImageError) as error:
-            changes.quarantined.append(_quarantine(row, str(error)))
+        except (_UnsupportedValueError, _NoRowIdError, _LowerLoggingError) as error:
+            _not_built(changes, row, table, error)
             return
         except AmbiguousRedoError as error:
             if self._row_as_of is None or not error.readings or row.row_id in (None, NO_ROW_ID):
@@ -479,11 +486,10 @@ class ChangeBuilder:
             return [_change_record(info, row, owner, name, "c", image, True, row_id)]
         if keyed_by_primary_key(table) and not all(k in old for k in table.primary_key):
             missing = ", ".join(k for k in table.primary_key if k not in old)
-            raise _KeylessImageError(
+            raise _LowerLoggingError(
                 f"the change carries no value of primary-key column(s) {missing}, which "
-                "keys the replica: the table's supplemental logging is lower than when it "
-                "was read (lowered for the database?); restart: the table is snapshotted "
-                "again under its new key (docs/keys.md)"
+                "keys the replica: the table's supplemental logging was lower when it was "
+                "written than the dictionary said (docs/keys.md)"
             )
         columns = table.column_name_set
         if operation == "d":
@@ -492,6 +498,13 @@ class ChangeBuilder:
         full = image.keys() >= columns
         update = _change_record(info, row, owner, name, "u", image, full, row_id)
         if keyed_by_primary_key(table) and _key_changed(table, old, new):
+            if not full:
+                raise _LowerLoggingError(
+                    "the change moves the row to another primary key without all its "
+                    "columns, from which the new key's row is built: the table's "
+                    "supplemental logging was lower when it was written than the "
+                    "dictionary said (docs/keys.md)"
+                )
             old_full = old.keys() >= columns
             return [_change_record(info, row, owner, name, "d", old, old_full, row_id), update]
         return [update]
@@ -557,6 +570,17 @@ def _check_columns(parsed: ParsedRedo, table: TableDef) -> None:
     for name in (*parsed.new, *parsed.old):
         if name not in known:
             raise _UnknownColumnError(f"{name!r} of {table.qualified_name}")
+
+
+def _not_built(
+    changes: TransactionChanges, row: LogMinerRow, table: TableDef, error: Exception
+) -> None:
+    """A change whose records could not be built, quarantined with why; one without the key
+    of its table's replica (or, moving the row to another key, the whole row) is also named
+    in ``changes.logged_lower``."""
+    changes.quarantined.append(_quarantine(row, str(error)))
+    if isinstance(error, _LowerLoggingError):
+        changes.logged_lower.append((table.owner, table.name, row))
 
 
 def _quarantine(row: LogMinerRow, reason: str) -> QuarantinedChange:

@@ -6,7 +6,8 @@ followed by ``,``, ``)``, `` and ``, `` where``, ``;`` or the end of the stateme
 rest of the statement must still parse, with as many values as columns (INSERT), only
 column names the dictionary knows (when the table is given), no column twice in a clause,
 the primary key in an UPDATE's or DELETE's WHERE clause (PRIMARY KEY and ALL logging) and
-the old value of each column an UPDATE sets. Among the readings that satisfy those rules
+the old value of each column an UPDATE sets (the primary key only where some reading has it:
+a statement older than a raised logging level has not). Among the readings that satisfy those rules
 the one with the most columns wins (Debezium's choice: a closing quote ends a value where it
 can); two readings with the most columns, or none, are a :class:`RedoParseError`.
 
@@ -80,7 +81,10 @@ _AND = re.compile(g.AND)
 _WHERE_COLUMN = re.compile(rf"{g.ALIAS}{g.IDENT_CAP}\s*(?:(=)\s*|(?i:IS\s+NULL))")
 _ROWID_END = re.compile(rf"{g.ROWID_PREDICATE}{g.END}\Z")
 _END = re.compile(rf"{g.END}\Z")
-_TRAILING_ROWID = re.compile(rf"{g.AND}(?i:ROWID)\s*=\s*'[A-Za-z0-9+/]++'{g.END}\Z")
+# the ROWID predicate ending a WHERE clause, or making it (MINIMAL logging: no column in it)
+_TRAILING_ROWID = re.compile(
+    rf"(?:{g.AND}|\s+(?i:where)\s+)(?i:ROWID)\s*=\s*'[A-Za-z0-9+/]++'{g.END}\Z"
+)
 _UNLOGGED_TYPES = ("CLOB", "NCLOB", "BLOB", "LONG")
 
 
@@ -212,9 +216,15 @@ class _Reader:
                 return []
             if count == 1 and self._valid(items):
                 return [self._reading(operation, owner, table, columns, items, rowid)]
+            valid = self._best_valid(start)
+            if not valid and self.required_old:
+                # no reading names the key in WHERE: the statement is older than the
+                # dictionary's logging level (raised since, or lowered for the database)
+                self.required_old = frozenset()
+                valid = self._best_valid(start)
             return [
                 self._reading(operation, owner, table, columns, items, rowid)
-                for items, rowid in self._best_valid(start)
+                for items, rowid in valid
             ]
         for prefix in _HEAD_PREFIXES:
             partial = prefix.match(sql)

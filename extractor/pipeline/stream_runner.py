@@ -221,6 +221,16 @@ class StreamRunner:
             return None
         return -1 if state.snapshot_scn is None else state.snapshot_scn
 
+    def snapshot_covers(self, qualified_name: str, commit_scn: int) -> bool:
+        """True when the table's snapshot holds its changes committed at ``commit_scn``: one
+        is pending (it will be taken later), or it was taken at or after that commit."""
+        state = self._store.current.tables.get(qualified_name)
+        if state is None:
+            return False
+        if state.status == "pending":
+            return True
+        return state.snapshot_scn is not None and commit_scn <= state.snapshot_scn
+
     def build(self, committed: CommittedTransaction) -> _TransactionChanges:
         info = TransactionInfo(
             committed.xid, committed.commit_scn, commit_time(committed.commit_timestamp)
@@ -234,6 +244,14 @@ class StreamRunner:
             ddl.append(schema_change)
             if key_changed or is_row_moving(row.sql_redo):
                 sent_back.append((f"{row.seg_owner}.{row.table_name}", row))
+        # A change without what the primary key that keys the table's replica needs (the
+        # key's values; the whole row, moving it to another key): its logging was lower when
+        # it was written (lowered for the database: no DDL row). The table is read again
+        # (its key may be ROWID now) and snapshotted again: the new snapshot covers the
+        # change, whether the level is still lower or was raised again since.
+        for owner, name, row in changes.logged_lower:
+            self._registry.lookup(owner, name, refresh=True)
+            sent_back.append((f"{owner}.{name}", row))
         return _TransactionChanges(changes.records, changes.quarantined, ddl, sent_back)
 
     def _apply_ddl(self, row: LogMinerRow, commit_scn: int) -> tuple[SchemaChange, bool]:
@@ -265,21 +283,21 @@ class StreamRunner:
 
     def _forget_snapshots(self, checkpoint: Checkpoint, window: _WindowLanding) -> Checkpoint:
         """Tables changed by row-moving DDL in the window, renamed into, or whose replica key
-        the DDL changed, are marked pending in the checkpoint: the next ``snapshot()`` takes
-        them again (a new SCN, a reset marker retiring the old ROWIDs, or the versions keyed
-        the old way) and until then their changes are dropped (the new snapshot covers
-        them)."""
+        or supplemental logging changed, are marked pending in the checkpoint: the next
+        ``snapshot()`` takes them again (a new SCN, a reset marker retiring the old ROWIDs, or
+        the versions keyed the old way) and until then their changes are dropped (the new
+        snapshot covers them)."""
         if not window.resnapshot:
             return checkpoint
-        for name, ddl in window.resnapshot.items():
+        for name, row in window.resnapshot.items():
             LOG.warning(
-                "%s: %s at SCN %d changed its ROWIDs or rows without DML in the redo, "
-                "brought the rows of a table renamed into it, or changed its replica's key; "
-                "the table is snapshotted again",
+                "%s is snapshotted again: %s at SCN %d changed its ROWIDs or rows without "
+                "DML in the redo, renamed another table into it, or showed its replica's key "
+                "or supplemental logging changed",
                 name,
-                " ".join((ddl.sql_redo or "").split())[:120],
-                ddl.scn,
-                extra={"table": name, "scn": ddl.scn},
+                " ".join((row.sql_redo or "").split())[:120],
+                row.scn,
+                extra={"table": name, "scn": row.scn},
             )
             self._observer.resnapshot(name)
         pending = TableSnapshotState("pending")  # read in full, whatever its snapshot mode
@@ -331,10 +349,14 @@ class _WindowLanding:
                 self._records.setdefault((owner, table), []).extend(records)
                 self._held += len(records)
                 self.change_rows += len(records)
-        # a table sent back by an earlier transaction of the window: its new snapshot covers
-        # this one's changes, quarantined ones too (e.g. images without the key it had)
+        # A change its table's snapshot covers is not reported, as it is not landed: a table
+        # sent back by an earlier transaction of the window, or whose snapshot is pending or
+        # at or after this commit (e.g. images without the key it has now).
         quarantined = [
-            q for q in changes.quarantined if f"{q.owner}.{q.table_name}" not in self.resnapshot
+            q
+            for q in changes.quarantined
+            if f"{q.owner}.{q.table_name}" not in self.resnapshot
+            and not runner.snapshot_covers(f"{q.owner}.{q.table_name}", committed.commit_scn)
         ]
         self._errors.extend(quarantined)
         self.quarantined += len(quarantined)

@@ -269,19 +269,31 @@ class SimDatabase:
         self._record_ddl(new, add_column_sql(new, added, default_sql), scn)
 
     def set_supplemental_logging(self, owner: str, table: str, level: SupplementalLogging) -> int:
-        """``ALTER TABLE … ADD SUPPLEMENTAL LOG DATA (ALL | PRIMARY KEY) COLUMNS``, or, for
-        ``MINIMAL``, ``… DROP SUPPLEMENTAL LOG DATA (<the level it had>) COLUMNS``: one DDL
-        (code 5) row; the table's redo images follow the new level from its SCN on (the
-        dictionary's ALL_LOG_GROUPS too). Returns its SCN."""
+        """The table's logging set to ``level`` as Oracle's log groups allow: ``ALTER TABLE
+        … DROP SUPPLEMENTAL LOG DATA (<the level it had>) COLUMNS`` when it had one (a group
+        added stays until dropped), then ``… ADD SUPPLEMENTAL LOG DATA (<level>) COLUMNS``
+        unless ``level`` is ``MINIMAL``: a DDL (code 5) row each, at SCNs of their own; the
+        table's redo images follow each from its SCN on (the dictionary's ALL_LOG_GROUPS
+        too); ORA-00054 while an open transaction holds a row of the table, as for other
+        DDL. Returns the last one's SCN."""
         state = self._table_state(owner, table)
         current = state.definition
         if level == current.supplemental_logging:
             raise SimUsageError(f"{current.qualified_name} already has {level} logging")
-        new = replace(current, supplemental_logging=level)
-        scn = self._next_scn()
-        state.redefine(new, scn)
-        added = level != "MINIMAL"
-        self._record_ddl(new, supplemental_logging_sql(new if added else current, added), scn)
+        if state.locks:
+            raise_oracle_error(
+                54, "resource busy and acquire with NOWAIT specified or timeout expired"
+            )
+        if current.supplemental_logging != "MINIMAL":
+            dropped = replace(current, supplemental_logging="MINIMAL")
+            scn = self._next_scn()
+            state.redefine(dropped, scn)
+            self._record_ddl(dropped, supplemental_logging_sql(current, added=False), scn)
+        if level != "MINIMAL":
+            added = replace(current, supplemental_logging=level)
+            scn = self._next_scn()
+            state.redefine(added, scn)
+            self._record_ddl(added, supplemental_logging_sql(added, added=True), scn)
         return scn
 
     def set_database_supplemental_logging(self, level: SupplementalLogging) -> None:

@@ -6,8 +6,9 @@ key updates, savepoint rollbacks inside committed transactions, full rollbacks, 
 (CSF chains), an optional ADD COLUMN / DROP COLUMN, optional UNSUPPORTED (code 255)
 statements, optional TRUNCATE TABLEs (``truncate_ratio``), optional DROP TABLEs each
 followed by a CREATE TABLE of the same name (``recreate_ratio``), optional reloads by rename
-(``rebuild_ratio``), and leaves some transactions open at the end. The same spec and seed
-give the same redo, row for row.
+(``rebuild_ratio``), optional supplemental logging changes (``logging_change_ratio``) and
+the other ratios of ``WorkloadSpec``, and leaves some transactions open at the end. The same
+spec and seed give the same redo, row for row.
 
 A live workload keeps going: ``runner = WorkloadRunner(db, spec); runner.create_tables();
 runner.run(50); runner.run(50); runner.close_all()`` - open transactions carry across calls.
@@ -19,7 +20,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from extractor.dictionary import ColumnDef, TableDef
+from extractor.dictionary import SUPPLEMENTAL_LOGGING_LEVELS, ColumnDef, TableDef
 from extractor.errors import SimUsageError
 from extractor.sim.database import SimDatabase
 from extractor.sim.ddl_text import RowMovingDdl
@@ -92,6 +93,16 @@ class WorkloadSpec:
     # itself, with no DDL row (drawn from a random stream of its own: the workload's DML is
     # the same with or without it)
     add_partition_ratio: float = 0.0
+    # chance, per transaction started, of ALTER TABLE … ADD / DROP SUPPLEMENTAL LOG DATA on a
+    # table no open transaction holds (another of ALL, PRIMARY KEY, MINIMAL; PRIMARY KEY only
+    # for a table with one): to or from ALL, its replica key changes (extractor/keys.py).
+    # Drawn from a random stream of its own: the workload's DML is the same with or without it
+    logging_change_ratio: float = 0.0
+    # chance, per transaction started, of ALTER DATABASE ADD / DROP SUPPLEMENTAL LOG DATA:
+    # another database-wide level of ALL, PRIMARY KEY, MINIMAL (no DDL row; every table's
+    # images follow the higher of it and its own level at once, open transactions' too).
+    # Drawn from a random stream of its own: the workload's DML is the same with or without it
+    database_logging_change_ratio: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -150,6 +161,8 @@ class WorkloadRunner:
         self.rng = random.Random(spec.seed)
         self._ddl_forms = random.Random(f"ddl-forms-{spec.seed}")
         self._partitioning = random.Random(f"partitions-{spec.seed}")
+        self._logging = random.Random(f"logging-{spec.seed}")
+        self._database_logging = random.Random(f"database-logging-{spec.seed}")
         self.values = ValueGenerator(self.rng, long_value_ratio=spec.long_value_ratio)
         self.live: dict[str, _Live] = {}
         self.next_key: dict[str, int] = {}
@@ -165,6 +178,8 @@ class WorkloadRunner:
         self.set_lookalikes = 0  # values that read as a SET predicate (set_lookalike_ratio)
         self.replication_markers = 0  # marker transactions written (replication_marker_ratio)
         self.partitions_added = 0  # new partitions (add_partition_ratio)
+        self.logging_changes = 0  # supplemental logging changed (logging_change_ratio)
+        self.database_logging_changes = 0  # ... for the database (database_logging_change_ratio)
         self.started = 0  # transactions started over all calls
         self._names: list[str] = []
         self._active: list[_Open] = []
@@ -293,6 +308,27 @@ class WorkloadRunner:
             self.replication_markers += 1
         if spec.add_partition_ratio and self._partitioning.random() < spec.add_partition_ratio:
             self._add_partition(self._partitioning.choice(self._names))
+        if spec.logging_change_ratio and self._logging.random() < spec.logging_change_ratio:
+            self._try_logging_change(self._logging.choice(self._names))
+        database_ratio = spec.database_logging_change_ratio
+        if database_ratio and self._database_logging.random() < database_ratio:
+            levels = [x for x in SUPPLEMENTAL_LOGGING_LEVELS if x != self.db.database_logging]
+            self.db.set_database_supplemental_logging(self._database_logging.choice(levels))
+            self.database_logging_changes += 1
+
+    def _try_logging_change(self, table_name: str) -> None:
+        """Another supplemental logging level for ``table_name`` when no open transaction has
+        touched it (Oracle would raise ORA-00054: the workload does not try)."""
+        if self._touched_by_open(table_name):
+            return
+        table = self.db.table(self.spec.owner, table_name)
+        levels = [
+            level
+            for level in SUPPLEMENTAL_LOGGING_LEVELS
+            if level != table.supplemental_logging and (level != "PRIMARY KEY" or table.primary_key)
+        ]
+        self.db.set_supplemental_logging(self.spec.owner, table_name, self._logging.choice(levels))
+        self.logging_changes += 1
 
     def _add_partition(self, table_name: str) -> None:
         """A new partition of ``table_name`` if it is partitioned: by DDL, or (half the time)

@@ -11,7 +11,9 @@ import pytest
 from msgspec.structs import replace
 
 from extractor.assemble import CommittedTransaction, TransactionBuffer
+from extractor.errors import AmbiguousRedoError
 from extractor.logminer_row import NO_ROW_ID, LogMinerRow
+from extractor.parse import parse_redo
 
 from .rows import ROWID_1, ROWID_2, XID_A, XID_B, commit, row, start, undo, update
 
@@ -329,3 +331,43 @@ def test_an_undo_of_a_waiting_update_cancels_it_and_its_value_writes(
     (done,) = feed(buffer, rows)
 
     assert [r.sql_redo for r in done.rows] == [before.sql_redo]
+
+
+def _undoubled(job: str) -> tuple[LogMinerRow, LogMinerRow]:
+    """An INSERT whose ENAME is ``a', "JOB" = 'b`` and the UPDATE writing its CLOB, with
+    apostrophes LogMiner did not double (docs/parser.md): the UPDATE's WHERE has two readings
+    with as many columns, ENAME = ``a', "JOB" = 'b`` and JOB = ``job``, or ENAME = ``a`` and
+    JOB = ``b' and "JOB" = '<job>``."""
+    insert = replace(
+        lob_insert(101),
+        sql_redo='insert into "SCOTT"."EMP"("EMPNO","ENAME","JOB","NOTE") '
+        "values ('7','a' and \"JOB\" = 'b','c',EMPTY_CLOB());",
+    )
+    update = replace(
+        lob_update(101, ROWID_1),
+        sql_redo='update "SCOTT"."EMP" set "NOTE" = \'n\' where "EMPNO" = \'7\' and '
+        f"\"ENAME\" = 'a' and \"JOB\" = 'b' and \"JOB\" = '{job}' and ROWID = '{ROWID_1}';",
+    )
+    return insert, update
+
+
+def test_an_update_read_two_ways_gives_the_row_id_when_one_reading_is_the_rows(
+    buffer: TransactionBuffer,
+) -> None:
+    insert, update = _undoubled("c")
+    with pytest.raises(AmbiguousRedoError):
+        parse_redo(update.sql_redo or "")
+    (done,) = feed(buffer, [start(XID_A, 100), insert, update, commit(XID_A, 102)])
+
+    assert row_ids(done) == [(1, ROWID_1), (3, ROWID_1)]
+
+
+def test_an_update_read_two_ways_neither_the_rows_gives_no_row_id(
+    buffer: TransactionBuffer,
+) -> None:
+    insert, update = _undoubled("d")
+    with pytest.raises(AmbiguousRedoError):
+        parse_redo(update.sql_redo or "")
+    (done,) = feed(buffer, [start(XID_A, 100), insert, update, commit(XID_A, 102)])
+
+    assert row_ids(done) == [(1, NO_ROW_ID), (3, ROWID_1)]

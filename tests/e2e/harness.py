@@ -77,6 +77,9 @@ class HarnessCase:
     # changes after it have landed; every table then has snapshot_mode when_needed. None: a
     # quarter of the seeds, after a cycle drawn from their own random stream; -1: never.
     resetlogs_after: int | None = None
+    # Chance, per transaction started, of a table's supplemental logging changed (to or from
+    # ALL its replica key changes). None: half the seeds 0.03, drawn from their own stream.
+    logging_change_ratio: float | None = None
 
 
 @dataclass
@@ -207,6 +210,15 @@ def _workload(case: HarnessCase) -> tuple[SimDatabase, WorkloadRunner, bool]:
     # redo carries its partition's OBJECT_ID, and snapshots read every partition's extents.
     # Own random stream; the workload's DML is the same either way.
     partitioned = random.Random(f"partitioned-{case.seed}").choice((0, 2))
+    # Half the seeds: ALTER TABLE … ADD / DROP SUPPLEMENTAL LOG DATA now and then; to or from
+    # ALL the replica key changes (a re-snapshot under the new key). Own random stream.
+    logging_changes = case.logging_change_ratio
+    if logging_changes is None:
+        logging_changes = random.Random(f"logging-changes-{case.seed}").choice((0.0, 0.03))
+    # Half the seeds: ALTER DATABASE ADD / DROP SUPPLEMENTAL LOG DATA now and then, with no
+    # DDL row: lowered, the tables it raised lose their key from their images while a process
+    # runs; raised, a restart finds their key changed. Own random stream.
+    database_logging = random.Random(f"database-logging-{case.seed}").choice((0.0, 0.01))
     spec = WorkloadSpec(
         tables=case.tables,
         seed=case.seed,
@@ -230,6 +242,8 @@ def _workload(case: HarnessCase) -> tuple[SimDatabase, WorkloadRunner, bool]:
         set_lookalike_ratio=1.0 if undoubled else 0.0,
         partitioned_tables=partitioned,
         add_partition_ratio=0.02 if partitioned else 0.0,
+        logging_change_ratio=logging_changes,
+        database_logging_change_ratio=database_logging,
     )
     _place_in_container(db, random.Random(f"container-{case.seed}").choice(CONTAINERS))
     workload = WorkloadRunner(db, spec)

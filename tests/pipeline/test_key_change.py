@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from extractor.config import OracdcConfig
+from extractor.dictionary import TableDef
 from extractor.keys import consolidation_key
 from extractor.parse.ddl_statements import changes_supplemental_logging
 from extractor.pipeline.extractor import open_extractor
@@ -24,6 +25,7 @@ from tests.pipeline.reference_replica import consolidate, differences, truth_by_
 from tests.pipeline.test_extract_to_staging import ITEMS, make_config
 
 ACCOUNTS = demo_tables()[3]  # primary key ACC_NO, MINIMAL logging: keyed by ROWID
+CUSTOMERS = demo_tables()[0]
 
 
 def _update_codes(db: SimDatabase, code: str) -> None:
@@ -33,10 +35,12 @@ def _update_codes(db: SimDatabase, code: str) -> None:
 
 
 def _replicated(
-    tmp_path: Path, **settings: Any
+    tmp_path: Path, *others: TableDef, **settings: Any
 ) -> tuple[SimDatabase, OracdcConfig, MemoryStagingWriter]:
     db = SimDatabase()
     db.create_table(ACCOUNTS)
+    for other in others:
+        db.create_table(other)
     txn = db.begin()
     for number in range(1, 6):
         txn.insert("SIM", "ACCOUNTS", {"ACC_NO": f"A{number}", "HOLDER": f"h{number}"})
@@ -93,6 +97,32 @@ def test_a_key_changed_before_the_process_started_sends_the_table_back(tmp_path:
     # reset marker, ordered after them, keeps them out of the replica
     keyless = [r for r in staging.staged_rows(db.table("SIM", "ACCOUNTS")) if r["acc_no"] is None]
     assert sorted(r["_op"] for r in keyless) == ["t", "t"] + ["u"] * 5
+
+
+def test_changes_without_the_new_key_before_the_change_are_covered_not_quarantined(
+    tmp_path: Path,
+) -> None:
+    """Updates without ACC_NO committed while the process was down, before the change of
+    logging: the new snapshot covers them (error_policy fail would stop at each restart).
+    Another table keeps mining where the checkpoint is, before them."""
+    db, config, staging = _replicated(tmp_path, CUSTOMERS)
+    _update_codes(db, "b")  # MINIMAL: no ACC_NO, not mined yet
+    changed_at = db.set_supplemental_logging("SIM", "ACCOUNTS", "ALL")
+    with open_extractor(config, _source(db), None, writer=staging) as extractor:
+        assert extractor.snapshot().tables == ("SIM.ACCOUNTS",)
+        _update_codes(db, "c")
+        extractor.stream_once()
+        runner = extractor._stream  # what the window asks of each change
+        assert runner.snapshot_covers("SIM.ACCOUNTS", changed_at)
+        assert not runner.snapshot_covers("SIM.ACCOUNTS", db.current_scn())
+        assert not runner.snapshot_covers("SIM.CUSTOMERS", changed_at)
+        assert not runner.snapshot_covers("SIM.UNKNOWN_TABLE", changed_at)  # still reported
+        db.set_supplemental_logging("SIM", "ACCOUNTS", "MINIMAL")
+        extractor.stream_once()  # sends it back: its snapshot to come covers every change
+        assert runner.snapshot_covers("SIM.ACCOUNTS", db.current_scn())
+        extractor.snapshot()
+    assert staging.quarantined_rows() == []
+    assert _replica_differences(db, staging) == []
 
 
 def test_a_table_snapshotted_by_an_older_oracdc_gets_its_key_recorded(tmp_path: Path) -> None:
@@ -166,34 +196,82 @@ def _without_key(state: TableSnapshotState) -> TableSnapshotState:
     return TableSnapshotState(**{**state.__dict__, "replica_key": ()})
 
 
-def test_logging_lowered_for_the_database_quarantines_then_sends_the_table_back(
+def _items_keyed_by_id_through_the_database(
     tmp_path: Path,
-) -> None:
-    """No DDL row of the table: the running process meets updates without the key. Landed,
-    each would make a row with a NULL key; quarantined, they say so, and a restart reads the
-    lower level and snapshots the table again under its new key."""
+) -> tuple[SimDatabase, OracdcConfig, MemoryStagingWriter]:
+    """APP.ITEMS at MINIMAL logging of its own, ALL for the database: keyed by ID."""
     db = SimDatabase()
-    db.set_database_supplemental_logging("ALL")  # the table's own level is MINIMAL
+    db.set_database_supplemental_logging("ALL")
     db.create_table(replace(ITEMS, supplemental_logging="MINIMAL"))
     txn = db.begin()
     for key in range(1, 4):
         txn.insert("APP", "ITEMS", {"ID": key, "NAME": f"n{key}", "QTY": key})
     txn.commit()
-    config = make_config(tmp_path, "t_database_logging", error_policy="warn")
-    staging = MemoryStagingWriter(config.staging_schema)
+    config = make_config(tmp_path, "t_database_logging", error_policy="fail")
+    return db, config, MemoryStagingWriter(config.staging_schema)
+
+
+def _update_without_the_key(db: SimDatabase) -> None:
+    txn = db.begin()
+    txn.update("APP", "ITEMS", lambda r: r["ID"] == 2, {"QTY": 20})  # MINIMAL: no ID
+    txn.insert("APP", "ITEMS", {"ID": 4, "NAME": "n4", "QTY": 4})
+    txn.commit()
+
+
+def test_logging_lowered_for_the_database_sends_the_table_back_at_once(tmp_path: Path) -> None:
+    """No DDL row of the table: the running process meets an update without the key.
+    Landed, it would make a row with a NULL key; the table is read again, its key is ROWID
+    now, and its new snapshot covers the update (nothing quarantined, the process goes on)."""
+    db, config, staging = _items_keyed_by_id_through_the_database(tmp_path)
     with open_extractor(config, _source(db), None, writer=staging) as extractor:
         extractor.snapshot()
         assert extractor.checkpoint.tables["APP.ITEMS"].replica_key == ("id",)
         db.set_database_supplemental_logging("MINIMAL")
-        txn = db.begin()
-        txn.update("APP", "ITEMS", lambda r: r["ID"] == 2, {"QTY": 20})  # no ID in the image
-        txn.commit()
-        assert extractor.stream_once().quarantined == 1
-    [error] = staging.quarantined_rows()
-    assert "primary-key column(s) ID" in error["reason"]
-    staged = staging.staged_rows(db.table("APP", "ITEMS"))
-    assert [r for r in staged if r["id"] is None and r["_op"] != "t"] == []
-    with open_extractor(config, _source(db), None, writer=staging) as extractor:
+        _update_without_the_key(db)
+        assert extractor.stream_once().quarantined == 0
+        assert extractor.snapshot_pending()
         assert extractor.snapshot().tables == ("APP.ITEMS",)
         assert extractor.checkpoint.tables["APP.ITEMS"].replica_key == ("_row_id",)
+        txn = db.begin()
+        txn.update("APP", "ITEMS", lambda r: r["ID"] == 3, {"QTY": 30})
+        txn.commit()
+        assert extractor.stream_once().quarantined == 0
+        assert not extractor.snapshot_pending()
+    assert staging.quarantined_rows() == []
+    assert _differences(db, staging, "APP", "ITEMS") == []
+
+
+def test_a_key_update_without_the_whole_row_sends_the_table_back(tmp_path: Path) -> None:
+    """Lowered to PRIMARY KEY for the database: an update of ID carries the key and the
+    changed column only, so the new key's row cannot be built (found by the harness: it
+    landed with NULL columns). The table is sent back; its new snapshot has the row."""
+    db, config, staging = _items_keyed_by_id_through_the_database(tmp_path)
+    with open_extractor(config, _source(db), None, writer=staging) as extractor:
+        extractor.snapshot()
+        db.set_database_supplemental_logging("PRIMARY KEY")
+        txn = db.begin()
+        txn.update("APP", "ITEMS", lambda r: r["ID"] == 2, {"ID": 20})
+        txn.commit()
+        assert extractor.stream_once().quarantined == 0
+        assert extractor.snapshot().tables == ("APP.ITEMS",)
+    assert staging.quarantined_rows() == []
+    assert _differences(db, staging, "APP", "ITEMS") == []
+
+
+def test_logging_lowered_and_raised_again_sends_the_table_back_too(tmp_path: Path) -> None:
+    """Raised again before the process reads the table: its key is ID still, and the update
+    without ID is covered by the table's new snapshot all the same (never landed with a
+    NULL key, nothing quarantined)."""
+    db, config, staging = _items_keyed_by_id_through_the_database(tmp_path)
+    with open_extractor(config, _source(db), None, writer=staging) as extractor:
+        extractor.snapshot()
+        db.set_database_supplemental_logging("MINIMAL")
+        _update_without_the_key(db)
+        db.set_database_supplemental_logging("ALL")
+        assert extractor.stream_once().quarantined == 0
+        assert extractor.snapshot().tables == ("APP.ITEMS",)
+        assert extractor.checkpoint.tables["APP.ITEMS"].replica_key == ("id",)
+    assert staging.quarantined_rows() == []
+    staged = staging.staged_rows(db.table("APP", "ITEMS"))
+    assert [r for r in staged if r["id"] is None and r["_op"] != "t"] == []
     assert _differences(db, staging, "APP", "ITEMS") == []
