@@ -16,7 +16,9 @@
 
 from __future__ import annotations
 
-from extractor.dictionary import TableDef
+from extractor.dictionary import ColumnDef, TableDef
+from extractor.errors import UnsupportedTypeError
+from extractor.spark_types import spark_type
 from extractor.staging_contract import spark_column_name
 
 ROW_ID_KEY = "_row_id"
@@ -32,6 +34,23 @@ def keyed_by_primary_key(table: TableDef) -> bool:
         and table.supplemental_logging == "ALL"
         and not any(c.data_type.upper() in _UNLOGGED_TYPES for c in table.columns)
     )
+
+
+def logged_columns(table: TableDef) -> frozenset[str]:
+    """The columns ALL supplemental logging writes in every UPDATE's image: all but LOB and
+    LONG columns and those of types not replicated (object types, BFILE, ANYDATA: Oracle
+    leaves ADTs out too, and none of them lands)."""
+    return frozenset(c.name for c in table.columns if _logged(c))
+
+
+def _logged(column: ColumnDef) -> bool:
+    if column.data_type.upper() in _UNLOGGED_TYPES:
+        return False
+    try:
+        spark_type(column)
+    except UnsupportedTypeError:
+        return False
+    return True
 
 
 def consolidation_key(table: TableDef) -> tuple[str, ...]:

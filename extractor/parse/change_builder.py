@@ -36,7 +36,7 @@ from extractor.errors import (
     SnapshotTooOldError,
     TableNotFoundError,
 )
-from extractor.keys import keyed_by_primary_key
+from extractor.keys import keyed_by_primary_key, logged_columns
 from extractor.land.audit_records import QuarantinedChange
 from extractor.logminer_row import NO_ROW_ID, LogMinerRow, OperationCode
 from extractor.nls import NlsSettings
@@ -154,6 +154,13 @@ class _UnsupportedValueError(Exception):
 
 class _NoRowIdError(Exception):
     """A change without its ROWID in a table keyed by ROWID (quarantined)."""
+
+
+_LOGGED_LOWER = (
+    "the table's supplemental logging was lower when it was written than the dictionary "
+    "says; the table is snapshotted again, but a second such change under the same key is "
+    "reported: check its logging with oracdc check (docs/keys.md)"
+)
 
 
 class _LowerLoggingError(Exception):
@@ -488,8 +495,7 @@ class ChangeBuilder:
             missing = ", ".join(k for k in table.primary_key if k not in old)
             raise _LowerLoggingError(
                 f"the change carries no value of primary-key column(s) {missing}, which "
-                "keys the replica: the table's supplemental logging was lower when it was "
-                "written than the dictionary said (docs/keys.md)"
+                f"keys the replica: {_LOGGED_LOWER}"
             )
         columns = table.column_name_set
         if operation == "d":
@@ -498,12 +504,10 @@ class ChangeBuilder:
         full = image.keys() >= columns
         update = _change_record(info, row, owner, name, "u", image, full, row_id)
         if keyed_by_primary_key(table) and _key_changed(table, old, new):
-            if not full:
+            if not image.keys() >= logged_columns(table):
                 raise _LowerLoggingError(
                     "the change moves the row to another primary key without all its "
-                    "columns, from which the new key's row is built: the table's "
-                    "supplemental logging was lower when it was written than the "
-                    "dictionary said (docs/keys.md)"
+                    f"logged columns, from which the new key's row is built: {_LOGGED_LOWER}"
                 )
             old_full = old.keys() >= columns
             return [_change_record(info, row, owner, name, "d", old, old_full, row_id), update]

@@ -101,6 +101,9 @@ class StreamRunner:
         self._feed_tables: tuple[str, ...] = ()
         self._next_scn: int | None = None
         self._target_scn: int | None = None
+        # Tables this process sent back for a change logged lower than the dictionary said
+        # (send_back_for_logging), with their replica key then.
+        self._sent_back_for_logging: dict[str, tuple[str, ...]] = {}
 
     def stream_once(self, until_scn: int | None = None) -> StreamResult:
         """Mine from the checkpoint up to ``until_scn`` (default: the minable SCN, what every
@@ -244,15 +247,29 @@ class StreamRunner:
             ddl.append(schema_change)
             if key_changed or is_row_moving(row.sql_redo):
                 sent_back.append((f"{row.seg_owner}.{row.table_name}", row))
-        # A change without what the primary key that keys the table's replica needs (the
-        # key's values; the whole row, moving it to another key): its logging was lower when
-        # it was written (lowered for the database: no DDL row). The table is read again
-        # (its key may be ROWID now) and snapshotted again: the new snapshot covers the
-        # change, whether the level is still lower or was raised again since.
-        for owner, name, row in changes.logged_lower:
-            self._registry.lookup(owner, name, refresh=True)
-            sent_back.append((f"{owner}.{name}", row))
-        return _TransactionChanges(changes.records, changes.quarantined, ddl, sent_back)
+        logged_lower = [(f"{owner}.{name}", row) for owner, name, row in changes.logged_lower]
+        return _TransactionChanges(
+            changes.records, changes.quarantined, ddl, sent_back, logged_lower
+        )
+
+    def send_back_for_logging(self, qualified_name: str) -> bool:
+        """A change of the table came without what the primary key that keys its replica
+        needs (the key's values; the whole row, moving it to another key): its logging was
+        lower when it was written (lowered for the database: no DDL row). The table is read
+        again (its key may be ROWID now); True: it is snapshotted again, and the new
+        snapshot covers the change, whether the level is still lower or was raised again.
+        False (the change stays quarantined) when this process already sent it back for
+        this and its key is still the one it had then: the dictionary and the redo
+        disagree, and snapshotting again at every window would not end it."""
+        owner, name = qualified_name.split(".", 1)
+        table = self._registry.lookup(owner, name, refresh=True)
+        if table is None:
+            return False
+        key = consolidation_key(table)
+        if self._sent_back_for_logging.get(qualified_name) == key:
+            return False
+        self._sent_back_for_logging[qualified_name] = key
+        return True
 
     def _apply_ddl(self, row: LogMinerRow, commit_scn: int) -> tuple[SchemaChange, bool]:
         """The DDL row applied to the table's definition and staging table; and whether it
@@ -313,6 +330,9 @@ class _TransactionChanges:
     # Tables to snapshot again, with the DDL row that says why: row-moving DDL, a rename
     # into a selected name, a change of the replica key or of the supplemental logging.
     sent_back: list[tuple[str, LogMinerRow]]
+    # Tables with a change logged lower than the dictionary said, with that change's row
+    # (StreamRunner.send_back_for_logging).
+    logged_lower: list[tuple[str, LogMinerRow]]
 
 
 class _WindowLanding:
@@ -342,6 +362,11 @@ class _WindowLanding:
         for name, ddl_row in changes.sent_back:
             if runner.streams(name, committed.commit_scn):
                 self.resnapshot[name] = ddl_row
+        for name, dml_row in changes.logged_lower:
+            if name in self.resnapshot or not runner.streams(name, committed.commit_scn):
+                continue  # its snapshot to come covers the change: read it once a window
+            if runner.send_back_for_logging(name):
+                self.resnapshot[name] = dml_row
         for (owner, table), records in changes.records.items():
             # every change of a transaction has its commit SCN: the table's snapshot covers
             # all of them or none

@@ -137,3 +137,34 @@ def test_a_change_left_without_its_rowid_takes_the_one_its_statement_names(
     row_ids = [r.row_id for r in changes.records.get(("SCOTT", "EMP"), [])]
     assert row_ids == ([] if outcome is None else [outcome])
     assert len(changes.quarantined) == (1 if outcome is None else 0)
+
+
+EMP_WITH_SHAPE = TableDef(
+    "SCOTT", "EMP", (*EMP.columns, ColumnDef("SHAPE", 3, "SDO_GEOMETRY")), ("ID",), "ALL"
+)
+KEY_UPDATE = """update "SCOTT"."EMP" set "ID" = '2' where "ID" = '1' and "NAME" = 'a';"""
+
+
+@pytest.mark.parametrize(
+    ("table", "sql_redo", "lower"),
+    [
+        (EMP, KEY_UPDATE, False),  # ALL: the whole row
+        # an object type column is never in ALL's images (nor replicated)
+        (EMP_WITH_SHAPE, KEY_UPDATE, False),
+        # lowered to PRIMARY KEY: the key and the changed column only
+        (EMP, """update "SCOTT"."EMP" set "ID" = '2' where "ID" = '1';""", True),
+        (EMP, """update "SCOTT"."EMP" set "NAME" = 'b' where "NAME" = 'a';""", True),  # no key
+    ],
+)
+def test_a_change_without_what_the_primary_key_needs_is_logged_lower(
+    table: TableDef, sql_redo: str, lower: bool
+) -> None:
+    builder = ChangeBuilder(lambda owner, name, refresh: table, lambda o, t: True, NlsSettings())
+    data = row(3, XID_A, 110, row_id=ROWID_1, sql_redo=sql_redo)
+    changes = builder.build(
+        TransactionInfo(XID_A, 120, None), [replace(data, seg_owner="SCOTT", table_name="EMP")]
+    )
+    assert [(o, t) for o, t, _ in changes.logged_lower] == ([("SCOTT", "EMP")] if lower else [])
+    assert len(changes.quarantined) == int(lower)
+    ops = [r.op for r in changes.records.get(("SCOTT", "EMP"), [])]
+    assert ops == ([] if lower else ["d", "u"] if "set \"ID\"" in sql_redo else ["u"])

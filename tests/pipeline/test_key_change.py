@@ -13,6 +13,7 @@ import pytest
 
 from extractor.config import OracdcConfig
 from extractor.dictionary import TableDef
+from extractor.errors import QuarantineError
 from extractor.keys import consolidation_key
 from extractor.parse.ddl_statements import changes_supplemental_logging
 from extractor.pipeline.extractor import open_extractor
@@ -275,3 +276,55 @@ def test_logging_lowered_and_raised_again_sends_the_table_back_too(tmp_path: Pat
     staged = staging.staged_rows(db.table("APP", "ITEMS"))
     assert [r for r in staged if r["id"] is None and r["_op"] != "t"] == []
     assert _differences(db, staging, "APP", "ITEMS") == []
+
+
+def test_a_second_change_logged_lower_under_the_same_key_is_reported(tmp_path: Path) -> None:
+    """Sent back once for it (two such changes in one window: one snapshot), the table meets
+    another after its new snapshot while the dictionary still gives the same key:
+    snapshotting again at every window might not end it, so the change is quarantined under
+    error_policy (fail: the process stops)."""
+    db, config, staging = _items_keyed_by_id_through_the_database(tmp_path)
+    with open_extractor(config, _source(db), None, writer=staging) as extractor:
+        extractor.snapshot()
+        for _ in range(2):
+            db.set_database_supplemental_logging("MINIMAL")
+            _update_without_the_key(db)
+            db.set_database_supplemental_logging("ALL")
+        assert extractor.stream_once().quarantined == 0
+        assert extractor.snapshot().tables == ("APP.ITEMS",)
+        db.set_database_supplemental_logging("MINIMAL")
+        txn = db.begin()
+        txn.update("APP", "ITEMS", lambda r: r["ID"] == 3, {"QTY": 30})
+        txn.commit()
+        db.set_database_supplemental_logging("ALL")
+        with pytest.raises(QuarantineError, match="a second such change under the same key"):
+            extractor.stream_once()
+    staged = staging.staged_rows(db.table("APP", "ITEMS"))
+    assert [r for r in staged if r["id"] is None and r["_op"] != "t"] == []
+
+
+def test_the_table_is_read_again_once_per_window(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Lowered and raised again: every change between lacks the key that the table read
+    again still has; one read (and one snapshot) covers them all."""
+    db, config, staging = _items_keyed_by_id_through_the_database(tmp_path)
+    with open_extractor(config, _source(db), None, writer=staging) as extractor:
+        extractor.snapshot()
+        db.set_database_supplemental_logging("MINIMAL")
+        for _ in range(3):
+            txn = db.begin()
+            txn.update("APP", "ITEMS", lambda r: True, {"QTY": 7})  # 3 rows without ID
+            txn.commit()
+        db.set_database_supplemental_logging("ALL")
+        refreshes: list[str] = []
+        lookup = extractor.registry.lookup
+
+        def counted(owner: str, table: str, refresh: bool = False) -> TableDef | None:
+            if refresh:
+                refreshes.append(f"{owner}.{table}")
+            return lookup(owner, table, refresh)
+
+        monkeypatch.setattr(extractor.registry, "lookup", counted)
+        assert extractor.stream_once().quarantined == 0
+    assert refreshes == ["APP.ITEMS"]

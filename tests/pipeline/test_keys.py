@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from extractor.dictionary import ColumnDef, TableDef
-from extractor.keys import consolidation_key
+from extractor.keys import consolidation_key, logged_columns
 
 ID = ColumnDef("ID", 1, "NUMBER", data_precision=10, data_scale=0, nullable=False)
 NAME = ColumnDef("NAME", 2, "VARCHAR2", data_length=20)
@@ -27,3 +27,10 @@ def test_pk_table_with_partial_logging_is_keyed_by_rowid() -> None:
 
 def test_pk_table_with_a_lob_column_is_keyed_by_rowid() -> None:
     assert consolidation_key(TableDef("HR", "T", (ID, NOTES), ("ID",), "ALL")) == ("_row_id",)
+
+
+def test_the_logged_columns_leave_out_lobs_and_types_not_replicated() -> None:
+    shape = ColumnDef("SHAPE", 4, "SDO_GEOMETRY")  # an object type: not in ALL's images
+    scan = ColumnDef("SCAN", 5, "BFILE")
+    table = TableDef("HR", "T", (ID, NAME, NOTES, shape, scan), ("ID",), "ALL")
+    assert logged_columns(table) == {"ID", "NAME"}
