@@ -308,9 +308,9 @@ class StreamRunner:
             return checkpoint
         for name, row in window.resnapshot.items():
             LOG.warning(
-                "%s is snapshotted again: %s at SCN %d changed its ROWIDs or rows without "
-                "DML in the redo, renamed another table into it, or showed its replica's key "
-                "or supplemental logging changed",
+                "%s: %s at SCN %d changed its ROWIDs or rows without DML in the redo, "
+                "renamed another table into it, or showed its replica's key or supplemental "
+                "logging changed; the table is snapshotted again",
                 name,
                 " ".join((row.sql_redo or "").split())[:120],
                 row.scn,
