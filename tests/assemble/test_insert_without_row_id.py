@@ -351,23 +351,19 @@ def _undoubled(job: str) -> tuple[LogMinerRow, LogMinerRow]:
     return insert, update
 
 
+@pytest.mark.parametrize(
+    ("job", "insert_row_id"),
+    [
+        ("c", ROWID_1),  # the first reading is the inserted row: the UPDATE follows it
+        ("d", NO_ROW_ID),  # neither reading is: another row's UPDATE gives no ROWID
+    ],
+)
 def test_an_update_read_two_ways_gives_the_row_id_when_one_reading_is_the_rows(
-    buffer: TransactionBuffer,
+    buffer: TransactionBuffer, job: str, insert_row_id: str
 ) -> None:
-    insert, update = _undoubled("c")
+    insert, update = _undoubled(job)
     with pytest.raises(AmbiguousRedoError):
         parse_redo(update.sql_redo or "")
     (done,) = feed(buffer, [start(XID_A, 100), insert, update, commit(XID_A, 102)])
 
-    assert row_ids(done) == [(1, ROWID_1), (3, ROWID_1)]
-
-
-def test_an_update_read_two_ways_neither_the_rows_gives_no_row_id(
-    buffer: TransactionBuffer,
-) -> None:
-    insert, update = _undoubled("d")
-    with pytest.raises(AmbiguousRedoError):
-        parse_redo(update.sql_redo or "")
-    (done,) = feed(buffer, [start(XID_A, 100), insert, update, commit(XID_A, 102)])
-
-    assert row_ids(done) == [(1, NO_ROW_ID), (3, ROWID_1)]
+    assert row_ids(done) == [(1, insert_row_id), (3, ROWID_1)]
