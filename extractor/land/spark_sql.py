@@ -10,6 +10,9 @@ from __future__ import annotations
 from extractor.errors import SparkIdentifierError
 from extractor.staging_contract import is_simple_identifier
 
+# A table's columns in order: (lower-case name, Spark type as DDL or ``simpleString``).
+Columns = tuple[tuple[str, str], ...]
+
 
 def checked_name(kind: str, name: str) -> str:
     """``name`` itself when it is a plain identifier; otherwise ``SparkIdentifierError``."""
@@ -30,6 +33,12 @@ def qualified_table(schema: str, table: str) -> str:
     schema_name = checked_name("schema", schema)
     table_name = checked_name("table", table)
     return f"{quote_identifier(schema_name)}.{quote_identifier(table_name)}"
+
+
+def split_qualified(name: str) -> tuple[str, str]:
+    """The schema and table of a name ``qualified_table`` made."""
+    schema, _, table = name.partition(".")
+    return checked_name("schema", schema.strip("`")), checked_name("table", table.strip("`"))
 
 
 def normalized_type(spark_ddl_type: str) -> str:

@@ -23,6 +23,7 @@ import pyarrow as pa
 
 from extractor.dictionary import TableDef
 from extractor.errors import LandingError, StagingSchemaError
+from extractor.land import session_catalog
 from extractor.land.audit_records import (
     ERRORS_COLUMNS,
     ERRORS_SCHEMA,
@@ -38,17 +39,17 @@ from extractor.land.audit_records import (
 )
 from extractor.land.parquet_files import ParquetFileWriter
 from extractor.land.spark_sql import (
+    Columns,
     checked_name,
     normalized_type,
     qualified_table,
     quote_identifier,
+    split_qualified,
 )
 from extractor.land.staging_schema import staging_spark_columns
 from extractor.staging_contract import staging_table_name
 
 LOG = logging.getLogger(__name__)
-
-Columns = tuple[tuple[str, str], ...]
 
 # Spark's cap on rows per written file; the writer holds it at 0 (no cap) during its inserts.
 _MAX_RECORDS_PER_FILE = "spark.sql.files.maxRecordsPerFile"
@@ -81,13 +82,7 @@ class StagingWriter:
     def ensure_table(self, table: TableDef) -> Columns:
         """Create or evolve the staging table of ``table``; returns its columns in order."""
         name = self.staging_table(table)
-        wanted = staging_spark_columns(table)
-        cached = self._columns.get(name)
-        if cached is not None and _normalized(wanted) <= _normalized(cached):
-            return cached
-        columns = self._ensure(name, wanted, source=table.qualified_name)
-        self._columns[name] = columns
-        return columns
+        return self._ensured(name, staging_spark_columns(table), source=table.qualified_name)
 
     def has_staging_table(self, owner: str, name: str) -> bool:
         """True when the staging table of source table ``owner.name`` exists."""
@@ -103,7 +98,7 @@ class StagingWriter:
     ) -> int:
         """Quarantine changes in ``<schema>._oracdc_errors``; returns the rows written."""
         name = qualified_table(self._schema, ERRORS_TABLE)
-        columns = self._ensure(name, ERRORS_COLUMNS, source="quarantined changes")
+        columns = self._ensured(name, ERRORS_COLUMNS, source="quarantined changes")
         stamp = {"batch_id": batch_id, "extracted_at": extracted_at}
         rows = [{**_fields(error), **stamp} for error in errors]
         return self._insert(name, columns, pa.Table.from_pylist(rows, schema=ERRORS_SCHEMA))
@@ -113,7 +108,7 @@ class StagingWriter:
     ) -> int:
         """Record DDL in ``<schema>._oracdc_schema_history``; returns the rows written."""
         name = qualified_table(self._schema, SCHEMA_HISTORY_TABLE)
-        columns = self._ensure(name, SCHEMA_HISTORY_COLUMNS, source="DDL history")
+        columns = self._ensured(name, SCHEMA_HISTORY_COLUMNS, source="DDL history")
         stamp = {"batch_id": batch_id, "extracted_at": extracted_at}
         rows = [{**_fields(change), **stamp} for change in changes]
         return self._insert(name, columns, pa.Table.from_pylist(rows, schema=SCHEMA_HISTORY_SCHEMA))
@@ -122,12 +117,12 @@ class StagingWriter:
         """Create ``<schema>._oracdc_heartbeat`` (the generated sources' freshness reads it,
         so it exists even while no heartbeat is written)."""
         name = qualified_table(self._schema, HEARTBEAT_TABLE)
-        self._ensure(name, HEARTBEAT_COLUMNS, source="heartbeat")
+        self._ensured(name, HEARTBEAT_COLUMNS, source="heartbeat")
 
     def append_heartbeat(self, mined_to_scn: int, at: datetime) -> int:
         """One heartbeat row: every change committed up to ``mined_to_scn`` landed by ``at``."""
         name = qualified_table(self._schema, HEARTBEAT_TABLE)
-        columns = self._ensure(name, HEARTBEAT_COLUMNS, source="heartbeat")
+        columns = self._ensured(name, HEARTBEAT_COLUMNS, source="heartbeat")
         row = {"mined_to_scn": mined_to_scn, "heartbeat_at": at}
         return self._insert(name, columns, pa.Table.from_pylist([row], schema=HEARTBEAT_SCHEMA))
 
@@ -186,13 +181,28 @@ class StagingWriter:
         value = self._spark.sql(query).collect()[0]["m"]
         return None if value is None else int(value)
 
+    def _ensured(self, name: str, wanted: Columns, *, source: str) -> Columns:
+        """Table ``name`` with at least ``wanted``; looked up once per table and process,
+        and again when ``wanted`` names a column or type it did not have."""
+        cached = self._columns.get(name)
+        if cached is not None and _normalized(wanted) <= _normalized(cached):
+            return cached
+        columns = self._ensure(name, wanted, source=source)
+        self._columns[name] = columns
+        return columns
+
     def _ensure(self, name: str, wanted: Columns, *, source: str) -> Columns:
-        bare = name.split(".")[1].strip("`")
-        if not self._exists(bare):
+        existing = self._existing_columns(name)
+        if existing is None:
             column_ddl = ", ".join(f"{quote_identifier(c)} {t}" for c, t in wanted)
             self._spark.sql(f"CREATE TABLE IF NOT EXISTS {name} ({column_ddl}) USING PARQUET")
             LOG.info("created staging table %s for %s", name, source)
-        existing = self._existing_columns(name)
+            existing = self._existing_columns(name)
+            if existing is None:
+                raise LandingError(
+                    f"staging table {name} is missing right after it was created",
+                    fix="check that the session's current catalog is the one that holds it",
+                )
         _check_types(name, existing, wanted)
         known = {column for column, _ in existing}
         missing = [(c, t) for c, t in wanted if c not in known]
@@ -224,14 +234,14 @@ class StagingWriter:
         return int(data.num_rows)
 
     def _exists(self, table_name: str) -> bool:
-        return bool(self._spark.catalog.tableExists(f"{self._schema}.{table_name}"))
+        return session_catalog.table_exists(self._spark, self._schema, table_name)
 
     def _table_names(self) -> list[str]:
         return [str(t.name) for t in self._spark.catalog.listTables(self._schema)]
 
-    def _existing_columns(self, name: str) -> Columns:
-        fields = self._spark.table(name).schema.fields
-        return tuple((f.name.lower(), f.dataType.simpleString()) for f in fields)
+    def _existing_columns(self, name: str) -> Columns | None:
+        """The table's columns, or None when it does not exist."""
+        return session_catalog.table_columns(self._spark, *split_qualified(name))
 
 
 def checked_name_or_none(name: str) -> str | None:

@@ -16,8 +16,8 @@ import pyarrow as pa
 from extractor.config import OracdcConfig
 from extractor.dictionary import TableDef
 from extractor.land.audit_records import ERRORS_TABLE
-from extractor.land.spark_sql import qualified_table
-from extractor.land.staging_writer import Columns, StagingWriter, _in_table_order
+from extractor.land.spark_sql import Columns, qualified_table
+from extractor.land.staging_writer import StagingWriter, _in_table_order
 from extractor.pipeline.extractor import Extractor, open_extractor
 from extractor.pipeline.sync import extract_and_land
 from extractor.sim.database import SimDatabase
@@ -94,8 +94,8 @@ class MemoryStagingWriter(StagingWriter):
     def _table_names(self) -> list[str]:
         return [name.split(".")[1].strip("`") for name in self._table_columns]
 
-    def _existing_columns(self, name: str) -> Columns:
-        return self._table_columns.get(name, ())
+    def _existing_columns(self, name: str) -> Columns | None:
+        return self._table_columns.get(name)
 
 
 def extract_into_memory(

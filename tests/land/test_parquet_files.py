@@ -13,7 +13,7 @@ from typing import Any
 import pyarrow.fs as pafs
 import pytest
 
-from extractor.land import parquet_files
+from extractor.land import parquet_files, session_catalog
 from extractor.land.change_batch import change_batch
 from extractor.land.parquet_files import (
     TEMPORARY_PREFIX,
@@ -45,6 +45,34 @@ class RecordingSpark:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._spark, name)
+
+
+class CatalogCalls:
+    """The refreshes and location lookups the writer asks of ``session_catalog``."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str]] = []
+
+    def count(self, kind: str, name: str) -> int:
+        return self.calls.count((kind, name))
+
+
+@pytest.fixture()
+def catalog_calls(monkeypatch: pytest.MonkeyPatch) -> CatalogCalls:
+    recorded = CatalogCalls()
+    refresh, location = session_catalog.refresh_table, session_catalog.table_location
+
+    def recording_refresh(spark: Any, schema: str, table: str) -> None:
+        recorded.calls.append(("refresh", f"`{schema}`.`{table}`"))
+        refresh(spark, schema, table)
+
+    def recording_location(spark: Any, schema: str, table: str) -> str | None:
+        recorded.calls.append(("location", f"`{schema}`.`{table}`"))
+        return location(spark, schema, table)
+
+    monkeypatch.setattr(session_catalog, "refresh_table", recording_refresh)
+    monkeypatch.setattr(session_catalog, "table_location", recording_location)
+    return recorded
 
 
 @pytest.fixture()
@@ -80,19 +108,20 @@ def test_every_spark_type_of_the_staging_contract_has_an_arrow_form() -> None:
 
 
 def test_one_refresh_per_batch_and_one_location_lookup_per_table(
-    spark_calls: RecordingSpark,
+    spark_calls: RecordingSpark, catalog_calls: CatalogCalls
 ) -> None:
     writer = StagingWriter(spark_calls, SCHEMA)
-    writer.append(EMP, _batch(EMP, range(3), 1))
-    writer.append(EMP, _batch(EMP, range(3, 5), 2))
     name = writer.staging_table(EMP)
-    assert spark_calls.statements.count(f"REFRESH TABLE {name}") == 2
-    assert spark_calls.statements.count(f"DESCRIBE TABLE EXTENDED {name}") == 1
+    writer.append(EMP, _batch(EMP, range(3), 1))
+    assert _count(spark_calls, name) == 3  # the session has listed the table's files
+    writer.append(EMP, _batch(EMP, range(3, 5), 2))
+    assert catalog_calls.count("refresh", name) == 2
+    assert catalog_calls.count("location", name) == 1
     assert _count(spark_calls, name) == 5
 
 
 def test_inside_a_deferred_block_each_table_is_refreshed_once_at_its_end(
-    spark_calls: RecordingSpark,
+    spark_calls: RecordingSpark, catalog_calls: CatalogCalls
 ) -> None:
     """A stream pass lands a batch per window and table: one REFRESH per table per pass,
     and the session reads every batch after it."""
@@ -104,13 +133,13 @@ def test_inside_a_deferred_block_each_table_is_refreshed_once_at_its_end(
         writer.append(EMP, _batch(EMP, range(2, 5), 2))
         with writer.refreshes_deferred():  # a nested block joins the outer one
             writer.append(EMP, _batch(EMP, range(5, 6), 3))
-        assert spark_calls.statements.count(f"REFRESH TABLE {name}") == 1
-    assert spark_calls.statements.count(f"REFRESH TABLE {name}") == 2
+        assert catalog_calls.count("refresh", name) == 1
+    assert catalog_calls.count("refresh", name) == 2
     assert _count(spark_calls, name) == 6
 
 
 def test_this_writers_reads_inside_a_deferred_block_see_every_landed_batch(
-    spark_calls: RecordingSpark,
+    spark_calls: RecordingSpark, catalog_calls: CatalogCalls
 ) -> None:
     writer = StagingWriter(spark_calls, SCHEMA)
     name = writer.staging_table(EMP)
@@ -121,7 +150,7 @@ def test_this_writers_reads_inside_a_deferred_block_see_every_landed_batch(
         assert writer.landed_rows(EMP) == 5
         writer.append(EMP, _batch(EMP, range(5, 6), 8))
         assert writer.max_batch_id() == 8
-    assert spark_calls.statements.count(f"REFRESH TABLE {name}") == 3
+    assert catalog_calls.count("refresh", name) == 3
 
 
 def test_a_failing_deferred_block_refreshes_and_keeps_its_error(
@@ -184,7 +213,10 @@ def test_a_crashed_writes_hidden_file_is_never_read_and_is_removed_once_old(
 
 
 def test_a_storage_out_of_reach_lands_through_spark(
-    spark_calls: RecordingSpark, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    spark_calls: RecordingSpark,
+    catalog_calls: CatalogCalls,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     monkeypatch.setattr(ParquetFileWriter, "_location", lambda self, name: "nosuchfs://x/y")
     writer = StagingWriter(spark_calls, SCHEMA)
@@ -199,17 +231,17 @@ def test_a_storage_out_of_reach_lands_through_spark(
     assert len(files) == 1
     assert not next(iter(files)).startswith("part-oracdc-")
     assert "nosuchfs://x/y is out of reach" in caplog.text
-    assert not any(s.startswith("REFRESH") for s in spark_calls.statements)
+    assert catalog_calls.count("refresh", name) == 0
 
 
 def test_a_column_type_without_an_arrow_form_lands_through_spark(
-    spark_calls: RecordingSpark, monkeypatch: pytest.MonkeyPatch
+    spark_calls: RecordingSpark, catalog_calls: CatalogCalls, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(parquet_files, "arrow_type", lambda spark_ddl: None)
     writer = StagingWriter(spark_calls, SCHEMA)
     assert writer.append(EMP, _batch(EMP, range(3), 1)) == 3
     assert _count(spark_calls, writer.staging_table(EMP)) == 3
-    assert not any(s.startswith("REFRESH") for s in spark_calls.statements)
+    assert catalog_calls.count("refresh", writer.staging_table(EMP)) == 0
 
 
 def test_the_arrow_form_of_each_source_type_is_the_one_spark_reads() -> None:
