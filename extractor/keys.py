@@ -37,9 +37,10 @@ def keyed_by_primary_key(table: TableDef) -> bool:
 
 
 def logged_columns(table: TableDef) -> frozenset[str]:
-    """The columns ALL supplemental logging writes in every UPDATE's image: all but LOB and
-    LONG columns and those of types not replicated (object types, BFILE, ANYDATA: Oracle
-    leaves ADTs out too, and none of them lands)."""
+    """The columns whose values redo carries: ALL supplemental logging writes them in every
+    UPDATE's image, and an UPDATE's WHERE holds the old value of each of them it changes. All
+    but LOB and LONG columns and those of types not replicated (object types, BFILE,
+    ANYDATA: Oracle leaves ADTs out too, and none of them lands)."""
     return frozenset(c.name for c in table.columns if _logged(c))
 
 

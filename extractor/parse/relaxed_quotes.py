@@ -31,6 +31,7 @@ from typing import NamedTuple
 
 from extractor.dictionary import TableDef
 from extractor.errors import AmbiguousRedoError, RedoParseError
+from extractor.keys import logged_columns
 from extractor.parse import redo_grammar as g
 from extractor.parse.literals import IS_NULL_LITERAL, Literal
 from extractor.parse.redo_statement import Operation, ParsedRedo
@@ -85,7 +86,6 @@ _END = re.compile(rf"{g.END}\Z")
 _TRAILING_ROWID = re.compile(
     rf"(?:{g.AND}|\s+(?i:where)\s+)(?i:ROWID)\s*=\s*'[A-Za-z0-9+/]++'{g.END}\Z"
 )
-_UNLOGGED_TYPES = ("CLOB", "NCLOB", "BLOB", "LONG")
 
 
 class _Section(Enum):
@@ -201,7 +201,7 @@ class _Reader:
                 self.known_columns = frozenset(entry.column_names)
                 if operation != "INSERT":
                     self.required_old = _logged_columns(entry)
-                    self.old_carried = _logged_types(entry)
+                    self.old_carried = logged_columns(entry)  # old values in WHERE
             columns: list[str] = []
             if operation == "INSERT":
                 columns = [_unquote(c) or "" for c in g.COLUMN_NAMES.findall(match.group(3))]
@@ -500,13 +500,6 @@ def _logged_columns(table: TableDef) -> frozenset[str]:
     if table.supplemental_logging in ("ALL", "PRIMARY KEY"):
         return frozenset(table.primary_key)
     return frozenset()
-
-
-def _logged_types(table: TableDef) -> frozenset[str]:
-    """The columns whose old values redo can carry: all but LOBs and LONG."""
-    return frozenset(
-        c.name for c in table.columns if not c.data_type.upper().startswith(_UNLOGGED_TYPES)
-    )
 
 
 def _unquote(name: str | None) -> str | None:
