@@ -19,6 +19,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
 import _common
+import catalog_bench
 import consolidation_bench
 import extract_land_bench
 import sync_bench
@@ -158,3 +159,18 @@ def test_a_child_run_measures_the_bundle_under_the_chosen_root(
 
     (command,) = commands
     assert command[command.index("--bundles") + 1] == str(tmp_path)
+
+
+@pytest.mark.spark
+def test_catalog_bench_times_each_call_both_ways(spark: Any) -> None:
+    spark.sql(f"DROP DATABASE IF EXISTS {catalog_bench.SCHEMA} CASCADE")
+    try:
+        rows = catalog_bench.measure(spark, 2, 1)
+    finally:
+        spark.sql(f"DROP DATABASE IF EXISTS {catalog_bench.SCHEMA} CASCADE")
+    by_call = {row["call"]: row for row in rows}
+    assert set(by_call) == {"refresh", "location", "columns", "create"}
+    for call in ("refresh", "location", "columns"):
+        row = by_call[call]
+        assert _finite_positive(row["sql_ms"], row["jvm_ms"], row["sql_over_jvm"]), row
+    assert _finite_positive(by_call["create"]["sql_ms"])
