@@ -11,9 +11,14 @@ the snapshot waits until the source's SCN passes every commit SCN landed before:
 markers order after those rows and retire them. Another DBID stops replication for good: it
 is another database.
 
-A RESETLOGS needs the database closed, so every session of a running extractor is cut: the
-check before each pass (one V$DATABASE query) sees it. What it cannot see (a PDB flashback)
-is in docs/extraction.md, "A source restored to an earlier SCN".
+In a multitenant database the replicated PDB's incarnation (V$PDB_INCARNATION) is compared
+too: FLASHBACK PLUGGABLE DATABASE, or a PDB point-in-time recovery, then OPEN RESETLOGS of
+the PDB starts a new one and leaves V$DATABASE as it was. The changes the PDB lost stay in
+the replicas unless every table is snapshotted again: the same stop, or the same snapshots
+under ``when_needed``. The CDB's SCNs go on, so the snapshot does not wait.
+
+A RESETLOGS needs the database (or the PDB) closed, so every session of a running extractor
+in it is cut: the check before each pass sees it.
 """
 
 from __future__ import annotations
@@ -44,7 +49,8 @@ TakeAgain = Callable[[Sequence[TableDef], str], None]
 
 def incarnation_change(known: SourceIncarnation, now: SourceIncarnation) -> str | None:
     """What changed between the checkpoint's incarnation and the source's, for a person
-    (None: the same incarnation of the same database)."""
+    (None: the same incarnation of the same database, or one of them does not know its
+    PDB's incarnation)."""
     if known == now:
         return None
     if known.dbid != now.dbid:
@@ -52,12 +58,38 @@ def incarnation_change(known: SourceIncarnation, now: SourceIncarnation) -> str 
             f"the source is another database ({now.describe()}) than the one replicated so "
             f"far ({known.describe()})"
         )
+    if known.database_part() != now.database_part():
+        return (
+            f"the source database was opened with RESETLOGS at SCN {now.resetlogs_change} "
+            f"({now.resetlogs_time}; was RESETLOGS_CHANGE# {known.resetlogs_change} at "
+            f"{known.resetlogs_time}): changes committed above SCN {now.resetlogs_change - 1} "
+            "before it are gone from the database"
+        )
+    if known.pdb is None or now.pdb is None:
+        return None
+    if known.pdb.dbid != now.pdb.dbid:
+        return (
+            f"the source PDB is another one (PDB DBID {now.pdb.dbid}, was {known.pdb.dbid}: a "
+            "clone or another copy put in its place) than the one replicated so far"
+        )
+    return _pdb_flashback(now)
+
+
+def _pdb_flashback(now: SourceIncarnation) -> str:
+    assert now.pdb is not None
     return (
-        f"the source database was opened with RESETLOGS at SCN {now.resetlogs_change} "
-        f"({now.resetlogs_time}; was RESETLOGS_CHANGE# {known.resetlogs_change} at "
-        f"{known.resetlogs_time}): changes committed above SCN {now.resetlogs_change - 1} "
-        "before it are gone from the database"
+        f"the pluggable database was flashed back or recovered to SCN {now.pdb.scn} and "
+        f"opened with RESETLOGS at SCN {now.pdb.opened_scn} (PDB incarnation "
+        f"{now.pdb.number}): changes committed in it above SCN {now.pdb.scn} before that are "
+        "gone from it"
     )
+
+
+def _reopened(known: SourceIncarnation | None, now: SourceIncarnation) -> str:
+    """Why every table is snapshotted again, in a few words."""
+    if known is not None and known.database_part() == now.database_part():
+        return "the pluggable database was opened with RESETLOGS"
+    return "the source database was opened with RESETLOGS"
 
 
 class IncarnationGuard:
@@ -101,10 +133,17 @@ class IncarnationGuard:
         else:
             _refuse_another_database(known, now)
             change = incarnation_change(known, now)
-            assert change is not None
+            if change is None and now.pdb is None:  # the PDB's cannot be read: keep what was
+                return False
+            if change is None:  # the checkpoint knew the database's incarnation, not its PDB's
+                change = self._pdb_flashback_before(checkpoint, now)
+                if change is None:
+                    LOG.info("source database: %s", now.describe())
+                    self._store.save(replace(checkpoint, incarnation=now))
+                    return False
         started = self._started_in(checkpoint)
         if started:
-            self._start_again_or_stop(change, started)
+            self._start_again_or_stop(change, started, _reopened(known, now))
         self._adopt(now)
         return bool(started)
 
@@ -137,6 +176,25 @@ class IncarnationGuard:
             "restored to an earlier SCN (OPEN RESETLOGS) since those changes landed"
         )
 
+    def _pdb_flashback_before(self, checkpoint: Checkpoint, now: SourceIncarnation) -> str | None:
+        """For a checkpoint that knew the database's incarnation but not its PDB's (written
+        before it was kept): why the PDB was flashed back since what landed, when a
+        replicated table was snapshotted before the PDB's current incarnation opened and
+        changes above the SCN it went back to were mined or landed; None otherwise."""
+        pdb = now.pdb
+        if pdb is None or pdb.number == 0:
+            return None
+        before = [
+            table
+            for table in self._started_in(checkpoint)
+            if (scn := checkpoint.tables[table.qualified_name].snapshot_scn) is None
+            or scn < pdb.opened_scn
+        ]
+        if not before:
+            return None
+        landed = max(checkpoint.mined_to_scn or 0, self._writer.max_commit_scn() or 0)
+        return _pdb_flashback(now) if landed > pdb.scn else None
+
     def _started_in(self, checkpoint: Checkpoint) -> list[TableDef]:
         """The replicated tables whose snapshot or changes came from the checkpoint's
         incarnation (not waiting for a new snapshot)."""
@@ -147,7 +205,7 @@ class IncarnationGuard:
             and state.status != "pending"
         ]
 
-    def _start_again_or_stop(self, change: str, started: list[TableDef]) -> None:
+    def _start_again_or_stop(self, change: str, started: list[TableDef], reason: str) -> None:
         modes = self._config.snapshot_modes
         if any(modes.mode_of(t.owner, t.name) != "when_needed" for t in started):
             raise SourceIncarnationError(
@@ -155,7 +213,7 @@ class IncarnationGuard:
                 fix=RESNAPSHOT_FIX,
             )
         LOG.warning("%s: every table is snapshotted again (snapshot_mode when_needed)", change)
-        self._take_again(started, "the source database was opened with RESETLOGS")
+        self._take_again(started, reason)
 
     def _adopt(self, now: SourceIncarnation) -> None:
         """Take the new incarnation: the next snapshot must pass the highest commit SCN in
@@ -184,7 +242,8 @@ class IncarnationGuard:
 
 
 def _refuse_another_database(known: SourceIncarnation, now: SourceIncarnation) -> None:
-    if known.dbid != now.dbid:
+    another_pdb = known.pdb is not None and now.pdb is not None and known.pdb.dbid != now.pdb.dbid
+    if known.dbid != now.dbid or (known.database_part() == now.database_part() and another_pdb):
         raise SourceIncarnationError(
             str(incarnation_change(known, now)),
             fix="point source.dsn back at that database; to replicate this one instead, "

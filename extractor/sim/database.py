@@ -78,6 +78,13 @@ class SimDatabase:
     resetlogs_change: int = 1
     resetlogs_id: int = 1
     _parent_logs: tuple[RedoLogFile, ...] = ()
+    # The PDB on a multitenant server: its DBID (CON_DBID) and its incarnation
+    # (V$PDB_INCARNATION's CURRENT row: PDB_INCARNATION#, INCARNATION_SCN,
+    # BEGIN_RESETLOGS_SCN); ``flashback_pdb`` starts a new one. Class defaults.
+    pdb_dbid: int = 2_981_366_405
+    pdb_incarnation: int = 0
+    pdb_incarnation_scn: int = 1
+    pdb_opened_scn: int = 1
 
     def __init__(
         self,
@@ -831,6 +838,38 @@ class SimDatabase:
             state.enable_change = self._scn
         self._logs = self._threads[1].logs
         return self.resetlogs_change
+
+    def flashback_pdb(self, to_scn: int) -> int:
+        """FLASHBACK PLUGGABLE DATABASE to ``to_scn`` (or a PDB point-in-time recovery),
+        then ALTER PLUGGABLE DATABASE OPEN RESETLOGS: every change committed in the PDB
+        above ``to_scn`` is gone from its tables, and a new PDB incarnation starts
+        (``pdb_incarnation``, from ``to_scn``, opened at the SCN after the current one).
+        Unlike ``open_resetlogs`` the database's
+        incarnation (V$DATABASE) stays, its SCNs go on and its redo keeps the undone changes,
+        which were mined as committed. Returns the new PDB_INCARNATION#.
+
+        Simulator limits: a multitenant server only; no transaction open now (closing the
+        PDB ends them) or at ``to_scn``; no DDL after ``to_scn`` (the dictionary is not
+        rewound)."""
+        if not self.server.cdb:
+            raise SimUsageError("FLASHBACK PLUGGABLE DATABASE needs a multitenant server")
+        if self._held_scn is not None or not self._first_scn <= to_scn <= self._scn:
+            raise SimUsageError(f"cannot flash the PDB back to SCN {to_scn} (now {self._scn})")
+        cut = bisect_right(self._event_scns, to_scn)
+        for event in self._events[cut:]:
+            if event.code == OperationCode.DDL:
+                raise SimUsageError(f"DDL at SCN {event.scn} follows SCN {to_scn}")
+        open_now = {t.xid for t in self._transactions.values() if t.is_open}
+        open_then = self._open_at(cut) - self._marker_xids
+        if open_now or open_then:
+            raise SimUsageError(f"transactions {sorted(open_now | open_then)} are open")
+        for table in self._tables.values():
+            table.rewind(to_scn)
+        self._scn += 1  # the OPEN RESETLOGS
+        self.pdb_incarnation += 1
+        self.pdb_incarnation_scn = to_scn
+        self.pdb_opened_scn = self._scn
+        return self.pdb_incarnation
 
     def _open_at(self, cut: int) -> set[str]:
         """The XIDs of transactions started and not ended in the first ``cut`` events."""

@@ -155,6 +155,7 @@ class SimCursor:
         self._handlers: dict[str, Callable[[Mapping[str, Any]], list[Row]]] = {
             queries.normalise(queries.CURRENT_SCN): self._current_scn,
             queries.normalise(queries.INCARNATION): self._incarnation,
+            queries.normalise(queries.PDB_INCARNATION): self._pdb_incarnation,
             queries.normalise(queries.MINABLE_SCN): self._minable_scn,
             queries.normalise(queries.SERVER_UTC_OFFSET): self._server_utc_offset,
             queries.normalise(queries.DATABASE_INFO): self._database_info,
@@ -294,6 +295,17 @@ class SimCursor:
 
     def _incarnation(self, binds: Mapping[str, Any]) -> list[Row]:
         return [(self.db.dbid, self.db.resetlogs_change, self.db.resetlogs_time)]
+
+    def _pdb_incarnation(self, binds: Mapping[str, Any]) -> list[Row]:
+        """The PDB's DBID and V$PDB_INCARNATION's CURRENT row of the session's container:
+        the PDB's, none in the root or on a non-CDB database; ORA-00942 when
+        ``server.revoked`` holds it."""
+        if "V$PDB_INCARNATION" in self.db.server.revoked:
+            raise_oracle_error(942, "table or view does not exist")
+        if not self.connection.in_pdb():
+            return []
+        db = self.db
+        return [(db.pdb_dbid, db.pdb_incarnation, db.pdb_incarnation_scn, db.pdb_opened_scn)]
 
     def _minable_scn(self, binds: Mapping[str, Any]) -> list[Row]:
         return [(self.db.written_scn(),)]

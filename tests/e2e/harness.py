@@ -245,7 +245,7 @@ def _workload(case: HarnessCase) -> tuple[SimDatabase, WorkloadRunner, bool]:
         logging_change_ratio=logging_changes,
         database_logging_change_ratio=database_logging,
     )
-    _place_in_container(db, random.Random(f"container-{case.seed}").choice(CONTAINERS))
+    _place_in_container(db, container_of(case))
     workload = WorkloadRunner(db, spec)
     workload.run(case.transactions_per_cycle)
     return db, workload, partial_xid_rate > 0
@@ -303,6 +303,8 @@ def _cycles(
             _cycle_with_restart(cycle, point, crashes)
         if number == resetlogs_after(case):
             _restore_to_an_earlier_scn(workload, cycle, crashes)
+        if number == pdb_flashback_after(case):
+            _flash_the_pdb_back(workload, cycle, crashes)
         if number < case.cycles:
             workload.run(case.transactions_per_cycle)
     return crashes
@@ -314,6 +316,42 @@ def resetlogs_after(case: HarnessCase) -> int | None:
         return None if case.resetlogs_after < 0 else case.resetlogs_after
     draw = random.Random(f"resetlogs-{case.seed}")
     return draw.randrange(case.cycles) if draw.random() < 0.25 else None
+
+
+def container_of(case: HarnessCase) -> str:
+    """Where the seed's tables are (``_place_in_container``)."""
+    return random.Random(f"container-{case.seed}").choice(CONTAINERS)
+
+
+def pdb_flashback_after(case: HarnessCase) -> int | None:
+    """The cycle after which a multitenant seed's PDB is flashed back (None: never)."""
+    if container_of(case) == "none":
+        return None
+    draw = random.Random(f"pdb-flashback-{case.seed}")
+    return draw.randrange(case.cycles) if draw.random() < 0.25 else None
+
+
+def _flash_the_pdb_back(
+    workload: WorkloadRunner, cycle: Callable[[FaultHook | None], None], crashes: list[str]
+) -> None:
+    """FLASHBACK PLUGGABLE DATABASE and OPEN RESETLOGS of the PDB: changes made and landed
+    after a quiet SCN are undone; the database's SCNs go on."""
+    db = workload.db
+    workload.close_all()
+    quiet = db.current_scn()
+    workload.run(20)
+    workload.close_all()  # closing the PDB ends its transactions
+    _cycle_with_restart(cycle, None, crashes)  # the changes to be undone land
+    seen = db.current_scn()
+    try:
+        db.flashback_pdb(quiet)
+    except SimUsageError:  # DDL among the changes: the simulator cannot rewind it
+        crashes.append("no PDB flashback (DDL after its SCN)")
+        return
+    workload.after_resetlogs()
+    crashes.append(f"PDB flashed back to SCN {quiet} (changes up to SCN {seen} undone)")
+    workload.run(5)
+    _cycle_with_restart(cycle, None, crashes)  # every table is snapshotted again
 
 
 def _restore_to_an_earlier_scn(
@@ -411,6 +449,10 @@ def _source(db: SimDatabase) -> Source:
     return open_source({"kind": "sim", "database": db, **pdb})
 
 
+def _restored(case: HarnessCase) -> bool:
+    return resetlogs_after(case) is not None or pdb_flashback_after(case) is not None
+
+
 def _replica_schema(case: HarnessCase) -> str:
     return f"harness_{case.seed}"
 
@@ -436,8 +478,8 @@ def _config(work_dir: Path, case: HarnessCase, *, small_windows: bool) -> Oracdc
             "staging_schema": f"harness_{case.seed}_staging",
             "snapshot_batch_rows": 40,
             "memory_budget_mb": 1,
-            # a source restored to an earlier SCN is snapshotted again by itself
-            **({"snapshot_mode": "when_needed"} if resetlogs_after(case) is not None else {}),
+            # a source (or PDB) restored to an earlier SCN is snapshotted again by itself
+            **({"snapshot_mode": "when_needed"} if _restored(case) else {}),
             "dbt": {"project_dir": "."},
             **(
                 {"mining": {"window_scns": 100, "min_window_scns": 100, "max_window_scns": 200}}

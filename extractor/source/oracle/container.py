@@ -48,6 +48,11 @@ class MiningScope:
     add_logs: bool = True
     pdb: str | None = None
 
+    @property
+    def in_pdb(self) -> bool:
+        """The tables are in a pluggable database (of a multitenant database)."""
+        return self.pdb is not None or not self.add_logs
+
     def describe(self) -> str:
         if not self.add_logs:
             return "per-PDB mining (START_LOGMNR picks the logs)"

@@ -15,6 +15,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -22,7 +23,7 @@ import pyarrow as pa
 
 from extractor.dictionary import SupplementalLogging, TableDef
 from extractor.errors import SourceError, TableNotFoundError
-from extractor.incarnation import SourceIncarnation
+from extractor.incarnation import PdbIncarnation, SourceIncarnation
 from extractor.logminer_row import LogMinerRow, OperationCode
 from extractor.nls import NlsSettings
 from extractor.parse.ddl_statements import drops_table, table_rename
@@ -53,6 +54,7 @@ from extractor.source.oracle.snapshot import (
 
 log = logging.getLogger(__name__)
 _DDL = int(OperationCode.DDL)
+_NOT_READABLE = frozenset({"ORA-00942", "ORA-01031"})  # no such view here, or no grant
 
 
 class OracleSource:
@@ -92,6 +94,7 @@ class OracleSource:
         # interval (or automatic list) partition is created with no DDL row of the table.
         self._partitioned: set[tuple[str, str]] = set()
         self._dropped_objects: set[int] = set()  # OBJECT_IDs gone from the catalog
+        self._pdb_unreadable_said = False  # warned that V$PDB_INCARNATION cannot be read
         _check_nls(self._nls)
         self._run("ALTER SESSION", lambda cur: cur.execute(self._nls.alter_session_sql()))
         if self._catalog_connection is not connection:
@@ -119,13 +122,43 @@ class OracleSource:
         return int(self._fetch_value(queries.CURRENT_SCN, {}, "the current SCN query"))
 
     def incarnation(self) -> SourceIncarnation:
+        """The database's incarnation (V$DATABASE) and, when the tables are in a PDB, the
+        PDB's (V$PDB_INCARNATION, asked in the PDB; None, with a warning once, when it
+        cannot be read: a PDB flashback is then not seen)."""
+
         def fetch(cursor: Any) -> SourceIncarnation:
             cursor.execute(queries.INCARNATION, {})
             dbid, resetlogs_change, resetlogs_time = cursor.fetchone()
             return SourceIncarnation(int(dbid), int(resetlogs_change), str(resetlogs_time))
 
-        result: SourceIncarnation = self._run("the V$DATABASE incarnation query", fetch)
-        return result
+        database: SourceIncarnation = self._run("the V$DATABASE incarnation query", fetch)
+        if not self._scope.in_pdb:
+            return database
+        pdb: PdbIncarnation | None = self._catalog("the V$PDB_INCARNATION query", self._pdb)
+        return database if pdb is None else replace(database, pdb=pdb)
+
+    def _pdb(self, cursor: Any) -> PdbIncarnation | None:
+        try:
+            cursor.execute(queries.PDB_INCARNATION, {})
+            row = cursor.fetchone()
+        except Exception as error:
+            if full_code(error) not in _NOT_READABLE:
+                raise
+            reason = f"it cannot be read ({full_code(error)})"
+        else:
+            if row is not None:
+                dbid, number, scn, opened_scn = row
+                return PdbIncarnation(int(dbid), int(number), int(scn), int(opened_scn))
+            reason = "it has no CURRENT row for the PDB"
+        if not self._pdb_unreadable_said:
+            self._pdb_unreadable_said = True
+            log.warning(
+                "V$PDB_INCARNATION: %s, so a flashback of the PDB is not seen; fix: GRANT "
+                "SELECT ON V_$PDB_INCARNATION to the extractor's user in the PDB "
+                "(SELECT_CATALOG_ROLE covers it), then oracdc check",
+                reason,
+            )
+        return None
 
     def minable_scn(self) -> int:
         """MIN(LAST_REDO_CHANGE#) of the open redo threads (the current SCN if none is)."""

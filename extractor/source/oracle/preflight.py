@@ -45,9 +45,13 @@ PROBED_VIEWS: tuple[tuple[str, str], ...] = (
     ("V$ARCHIVED_LOG", "GRANT SELECT ON V_$ARCHIVED_LOG TO {user};"),
     ("V$ARCHIVE_DEST_STATUS", "GRANT SELECT ON V_$ARCHIVE_DEST_STATUS TO {user};"),
     ("GV$TRANSACTION", "GRANT SELECT ON GV_$TRANSACTION TO {user};"),
+    ("V$PDB_INCARNATION", "GRANT SELECT ON V_$PDB_INCARNATION TO {user};"),
 )
 # Views only the log choice reads: a PDB session mining on its own (19c+) needs none of them.
 LOG_CATALOG_VIEWS = frozenset({"V$LOG", "V$LOGFILE", "V$ARCHIVED_LOG", "V$ARCHIVE_DEST_STATUS"})
+# Views read in the tables' PDB (the catalog connection), and only when they are in one.
+PDB_VIEWS = frozenset({"V$PDB_INCARNATION"})
+_IN_THE_PDB = frozenset({"GV$TRANSACTION"}) | PDB_VIEWS
 _NO_ACCESS = frozenset({"ORA-00942", "ORA-01031"})
 _LOGMINER_NOT_STARTED = "ORA-01306"
 _PROBE_FIX = "look the Oracle error up; rerun oracdc check"
@@ -253,14 +257,17 @@ def _minimal_logging(minimal: str) -> CheckOutcome:
 def _view_grants(
     connection: Any, catalog: Any, user: str, scope: MiningScope | None
 ) -> list[CheckOutcome]:
-    """Each view the scope reads, probed where it is read (GV$TRANSACTION in the tables'
-    container; the log catalog views not at all for per-PDB mining)."""
+    """Each view the scope reads, probed where it is read (GV$TRANSACTION and
+    V$PDB_INCARNATION in the tables' container, the latter only when that is a PDB; the log
+    catalog views not at all for per-PDB mining)."""
     outcomes = []
     for view, grant in PROBED_VIEWS:
         if scope is not None and not scope.add_logs and view in LOG_CATALOG_VIEWS:
             continue
+        if view in PDB_VIEWS and (scope is None or not scope.in_pdb):
+            continue
         name = f"grant {view}"
-        where = catalog if view == "GV$TRANSACTION" else connection
+        where = catalog if view in _IN_THE_PDB else connection
         try:
             _fetch_one(where, queries.VIEW_PROBE.format(view=view))
         except _ProbeError as error:

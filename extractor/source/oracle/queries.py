@@ -27,6 +27,18 @@ INCARNATION: Final = (
     "FROM V$DATABASE"
 )
 
+# The replicated PDB and its incarnation, asked in the PDB (the catalog connection): its own
+# DBID (CON_DBID), and the CURRENT row of V$PDB_INCARNATION, which gets a new
+# PDB_INCARNATION# after FLASHBACK PLUGGABLE DATABASE or a PDB point-in-time recovery and
+# ALTER PLUGGABLE DATABASE OPEN RESETLOGS (V$DATABASE stays as it was). Newest first: one
+# CURRENT row is expected, the first is taken if there were more.
+PDB_INCARNATION: Final = (
+    "SELECT SYS_CONTEXT('USERENV', 'CON_DBID'), PDB_INCARNATION#, INCARNATION_SCN, "
+    "BEGIN_RESETLOGS_SCN FROM V$PDB_INCARNATION "
+    "WHERE STATUS = 'CURRENT' AND CON_ID = SYS_CONTEXT('USERENV', 'CON_ID') "
+    "ORDER BY DB_INCARNATION# DESC, PDB_INCARNATION# DESC"
+)
+
 # The highest SCN every open redo thread has written to its log (LGWR): redo above it may
 # still be in a log buffer, and LogMiner would read it as absent. A RAC thread of a stopped
 # instance is CLOSED: it writes nothing more, so it does not hold the others back.
@@ -359,6 +371,7 @@ VERIFY_DIGEST_COMBINED: Final = "RAWTOHEX(STANDARD_HASH({digests}, 'SHA256'))"
 STATEMENTS: Final[dict[str, str]] = {
     "CURRENT_SCN": CURRENT_SCN,
     "INCARNATION": INCARNATION,
+    "PDB_INCARNATION": PDB_INCARNATION,
     "MINABLE_SCN": MINABLE_SCN,
     "SERVER_UTC_OFFSET": SERVER_UTC_OFFSET,
     "DATABASE_INFO": DATABASE_INFO,
