@@ -140,6 +140,10 @@ class TransactionChanges:
     # (lowered for the database, which writes no DDL row); the stream runner sends the table
     # back
     logged_lower: list[tuple[str, str, LogMinerRow]] = field(default_factory=list)
+    # (owner, table, DML row): a row of the table's object let go, unreadable or under
+    # another name now (renamed, or dropped and purged since it was written); the DDL that
+    # retires it may not be mined yet, so the stream runner sends the table back
+    let_go: list[tuple[str, str, LogMinerRow]] = field(default_factory=list)
 
     def add(self, record: ChangeRecord) -> None:
         self.records.setdefault((record.owner, record.table), []).append(record)
@@ -378,6 +382,7 @@ class ChangeBuilder:
         owner, table = replicated
         if _is_a_name(row) or self._object_dropped(row.data_obj):
             self._let_go(row, owner, table)
+            changes.let_go.append((owner, table, row))
             return
         reason = (
             f"LogMiner named object {row.data_obj} ({owner}.{table}) "
@@ -391,25 +396,22 @@ class ChangeBuilder:
         """A row of a replicated table's object that no longer has the table's name: renamed
         (LogMiner names it by its new name) or dropped and purged (``OBJ# n``, no column
         names). Written before the rename or drop, it is retired by the reset marker that
-        DDL lands; written after a rename, it is not this table's. Not landed; said once per
-        object."""
+        DDL lands; but that DDL may not be mined yet (a later window, or redo not written
+        yet), so the table is snapshotted again (``TransactionChanges.let_go``). Written after
+        a rename, it is not this table's. Not landed; said once per object."""
         assert row.data_obj is not None
         if row.data_obj in self._retired_objects:
             return
         self._retired_objects.add(row.data_obj)
         if _is_a_name(row):
             became = f"renamed {row.seg_owner}.{row.table_name}"
-            retired = "the RENAME lands a reset marker that empties the replica"
         else:
             became = "dropped: the table purged, or a partition dropped, split or merged"
-            retired = (
-                "a DROP TABLE lands a reset marker that empties the replica, partition "
-                "maintenance snapshots the table again"
-            )
         LOG.warning(
-            "%s.%s: rows of its object %d (%s since they were written) are not landed: %s; "
-            "the staging history lacks them",
-            owner, table, row.data_obj, became, retired,
+            "%s.%s: rows of its object %d (%s since they were written) cannot be read under "
+            "its name and are not landed; the table is snapshotted again, and the staging "
+            "history lacks them",
+            owner, table, row.data_obj, became,
             extra={"table": f"{owner}.{table}", "object_id": row.data_obj},
         )  # fmt: skip
 

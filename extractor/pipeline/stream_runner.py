@@ -240,8 +240,12 @@ class StreamRunner:
         )
         changes = self._builder.build(info, committed.rows)
         ddl: list[SchemaChange] = []
-        # renamed into a selected name: its rows were written under another
-        sent_back = [(f"{owner}.{name}", row) for owner, name, row in changes.renamed_into]
+        # renamed into a selected name: its rows were written under another; or rows of its
+        # object let go, which the DDL that retires them may not be mined yet to do
+        sent_back = [
+            (f"{owner}.{name}", row)
+            for owner, name, row in (*changes.renamed_into, *changes.let_go)
+        ]
         for row in changes.ddl_rows:
             schema_change, key_changed = self._apply_ddl(row, committed.commit_scn)
             ddl.append(schema_change)
@@ -327,8 +331,9 @@ class _TransactionChanges:
     records: ChangesByTable
     quarantined: list[QuarantinedChange]
     ddl: list[SchemaChange]  # what applying each DDL row did
-    # Tables to snapshot again, with the DDL row that says why: row-moving DDL, a rename
-    # into a selected name, a change of the replica key or of the supplemental logging.
+    # Tables to snapshot again, with the row that says why: row-moving DDL, a rename into a
+    # selected name, a change of the replica key or of the supplemental logging (DDL rows);
+    # a row of the table's object let go (a DML row).
     sent_back: list[tuple[str, LogMinerRow]]
     # Tables with a change logged lower than the dictionary said, with that change's row
     # (StreamRunner.send_back_for_logging).

@@ -11,6 +11,7 @@ import json
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from extractor.pipeline.extractor import Extractor, open_extractor
 from extractor.pipeline.sync import extract_and_land
 from extractor.sim.database import SimDatabase
 from extractor.source.factory import open_source
+from extractor.state.checkpoint import CheckpointStore
 from tests.e2e.memory_staging import MemoryStagingWriter
 from tests.pipeline.mining_wire import ThreadMiningProcess, sim_opener
 from tests.pipeline.reference_replica import consolidate, differences, truth_by_key
@@ -142,7 +144,7 @@ def test_rows_of_a_purged_table_are_retired_by_its_drop_not_quarantined(
 ) -> None:
     """DROP TABLE … PURGE: rows written before the drop and mined after it are ``UNKNOWN`` /
     ``OBJ# n`` with no column names. The catalog no longer has object n, so they are let go
-    (the drop's reset marker retires them) instead of stopping the pipeline."""
+    instead of stopping the pipeline, and the table is snapshotted again."""
     db, config, staging = _items_with(tmp_path, "drop_table_purged", 1, 2, 3)
     old_id = db.object_id("APP", "ITEMS")
     with _running(config, db, staging) as extractor:
@@ -159,10 +161,47 @@ def test_rows_of_a_purged_table_are_retired_by_its_drop_not_quarantined(
     unnamed = [r for r in mined if r.table_name == f"OBJ# {old_id}"]
     assert [(r.operation, r.seg_owner) for r in unnamed] == [("INSERT", "UNKNOWN")] * 2
     assert staging.quarantined_rows() == []
-    assert _staged(staging)[-2:] == [("t", None), ("c", 10)]
+    # snapshotted again in the same cycle (the drop's reset marker may not be mined yet):
+    # its rows, then its reset marker, which retires everything landed before
+    assert _staged(staging)[-2:] == [("r", 10), ("t", None)]
     assert _replica_differences(db, staging) == []
     retired = [r for r in caplog.records if "the table purged" in r.getMessage()]
     assert len(retired) == 1 and str(old_id) in retired[0].getMessage()
+
+
+@pytest.mark.parametrize("wire", [False, True], ids=["inline", "mining-process"])
+def test_rows_of_a_table_purged_before_its_drop_is_mined_snapshot_it_again(
+    tmp_path: Path, wire: bool
+) -> None:
+    """A reload (copy, DROP … PURGE, rename into the name) after rows were written and
+    before they were mined, with LGWR behind: the rows are ``OBJ# n`` with no column
+    names, and the drop's reset marker is in redo not written yet, so mining ends before
+    it. The replica must still equal the source at the SCN the checkpoint says it is at
+    (found by the harness, seeds 1880 and 2811): the table is snapshotted again."""
+    db, config, staging = _items_with(tmp_path, f"drop_table_purged_lag_{int(wire)}", 1, 2, 3)
+    _cycle(config, db, staging, wire=wire)
+    _insert(db, 5, 6)
+    txn = db.begin()
+    txn.update("APP", "ITEMS", lambda r: r["ID"] == 1, {"QTY": 100})
+    txn.commit()
+    written = db.current_scn()
+    db.create_table(replace(ITEMS, name="ITEMS_NEW"))
+    txn = db.begin()
+    txn.insert("APP", "ITEMS_NEW", {"ID": 10, "NAME": "item 10", "QTY": 10})
+    txn.commit()
+    db.drop_table("APP", "ITEMS", purge=True)
+    db.rename_table("APP", "ITEMS_NEW", "ITEMS")
+    db.redo_write_lag_scns = db.current_scn() - written  # LGWR has written up to `written`
+    _cycle(config, db, staging, wire=wire)
+
+    with CheckpointStore(config.data_dir) as store:
+        scn = store.current.replica_scn_of("APP.ITEMS")
+    assert scn is not None
+    expected = truth_by_key(ITEMS, db.truth("APP", "ITEMS", scn))
+    assert differences(expected, consolidate(ITEMS, staging.staged_rows(ITEMS)), limit=20) == []
+    db.redo_write_lag_scns = 0
+    _cycle(config, db, staging, wire=wire)
+    assert _replica_differences(db, staging) == []
 
 
 def test_a_dropped_table_that_stays_dropped_ends_with_an_empty_replica(tmp_path: Path) -> None:
