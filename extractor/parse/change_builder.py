@@ -140,9 +140,11 @@ class TransactionChanges:
     # (lowered for the database, which writes no DDL row); the stream runner sends the table
     # back
     logged_lower: list[tuple[str, str, LogMinerRow]] = field(default_factory=list)
-    # (owner, table, DML row): a row of the table's object let go, unreadable or under
-    # another name now (renamed, or dropped and purged since it was written); the DDL that
-    # retires it may not be mined yet, so the stream runner sends the table back
+    # (owner, table, DML row): the first row of the table's object let go as unreadable
+    # (dropped and purged since it was written, or its partition dropped); the DDL that
+    # retires it may not be mined yet, so the stream runner sends the table back. Not for
+    # rows under a new name (renamed away): the renamed table may go on being written, and
+    # its rows, mapped to this table, would send it back at every window.
     let_go: list[tuple[str, str, LogMinerRow]] = field(default_factory=list)
 
     def add(self, record: ChangeRecord) -> None:
@@ -382,7 +384,9 @@ class ChangeBuilder:
         owner, table = replicated
         if _is_a_name(row) or self._object_dropped(row.data_obj):
             self._let_go(row, owner, table)
-            changes.let_go.append((owner, table, row))
+            purged = not _is_a_name(row)  # no row of it can follow: sending back ends
+            if purged and all((owner, table) != (o, t) for o, t, _ in changes.let_go):
+                changes.let_go.append((owner, table, row))
             return
         reason = (
             f"LogMiner named object {row.data_obj} ({owner}.{table}) "
@@ -397,8 +401,8 @@ class ChangeBuilder:
         (LogMiner names it by its new name) or dropped and purged (``OBJ# n``, no column
         names). Written before the rename or drop, it is retired by the reset marker that
         DDL lands; but that DDL may not be mined yet (a later window, or redo not written
-        yet), so the table is snapshotted again (``TransactionChanges.let_go``). Written after
-        a rename, it is not this table's. Not landed; said once per object."""
+        yet): a purged one's table is snapshotted again (``TransactionChanges.let_go``).
+        Written after a rename, it is not this table's. Not landed; said once per object."""
         assert row.data_obj is not None
         if row.data_obj in self._retired_objects:
             return
@@ -409,9 +413,10 @@ class ChangeBuilder:
             became = "dropped: the table purged, or a partition dropped, split or merged"
         LOG.warning(
             "%s.%s: rows of its object %d (%s since they were written) cannot be read under "
-            "its name and are not landed; the table is snapshotted again, and the staging "
-            "history lacks them",
+            "its name and are not landed: %s; the staging history lacks them",
             owner, table, row.data_obj, became,
+            "the RENAME lands a reset marker that empties the replica" if _is_a_name(row)
+            else "the table is snapshotted again",
             extra={"table": f"{owner}.{table}", "object_id": row.data_obj},
         )  # fmt: skip
 

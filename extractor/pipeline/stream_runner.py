@@ -240,8 +240,8 @@ class StreamRunner:
         )
         changes = self._builder.build(info, committed.rows)
         ddl: list[SchemaChange] = []
-        # renamed into a selected name: its rows were written under another; or rows of its
-        # object let go, which the DDL that retires them may not be mined yet to do
+        # renamed into a selected name: its rows were written under another; or a row of its
+        # object purged since, which the DROP that retires it may not be mined yet to do
         sent_back = [
             (f"{owner}.{name}", row)
             for owner, name, row in (*changes.renamed_into, *changes.let_go)
@@ -313,8 +313,9 @@ class StreamRunner:
         for name, row in window.resnapshot.items():
             LOG.warning(
                 "%s: %s at SCN %d changed its ROWIDs or rows without DML in the redo, "
-                "renamed another table into it, or showed its replica's key or supplemental "
-                "logging changed; the table is snapshotted again",
+                "renamed another table into it, showed its replica's key or supplemental "
+                "logging changed, or is a change of its object purged since; the table is "
+                "snapshotted again",
                 name,
                 " ".join((row.sql_redo or "").split())[:120],
                 row.scn,
