@@ -3,15 +3,15 @@
 The Spark append (``createDataFrame`` + ``insertInto``) sends every row through py4j and the
 JVM. Where the extractor can reach the table's storage itself (its ``Location`` opens with a
 pyarrow filesystem: local, and HDFS, S3, GCS or ABFS when pyarrow has them), this writer puts
-the batch there as one file and has Spark refresh the table (``session_catalog``); elsewhere (e.g. a
-Spark Connect server whose storage the extractor cannot see) it declines and the caller
-appends through Spark.
+the batch there as one file and has Spark refresh the table; elsewhere (e.g. a Spark Connect
+server whose storage the extractor cannot see) it declines and the caller appends through
+Spark.
 
 A refresh only makes this Spark session list the table's files again (other sessions and
-processes list them on their own); as ``REFRESH TABLE`` it costs ~50 ms a table, ~2 ms in an
-embedded session (``session_catalog``). Inside
-:meth:`ParquetFileWriter.refreshes_deferred` (a stream pass) a table is refreshed once, when
-the block ends, instead of after every batch.
+processes list them on their own); as ``REFRESH TABLE`` it costs tens of milliseconds a
+table, ~2 ms through the session catalog of an embedded session (``session_catalog``).
+Inside :meth:`ParquetFileWriter.refreshes_deferred` (a stream pass) a table is refreshed
+once, when the block ends, instead of after every batch.
 
 Atomicity is the Spark append's (docs/landing.md, "What a crash does"): the file is written
 under a hidden name (Spark ignores names starting with ``.``) and renamed into place, so a
