@@ -1,11 +1,11 @@
 """The catalog calls of the landing layer: a table's columns, its location, a refresh.
 
-Through SQL they cost tens of milliseconds each, per table: ``DESCRIBE TABLE EXTENDED``
-~75 ms, ``REFRESH TABLE`` ~50 ms, ``spark.catalog.tableExists`` ~70 ms and a table's schema
-through ``spark.table`` ~45 ms (parsing, analysis, the metastore), which a first start pays
-for every table and a stream pass for every table it landed in. In an embedded session the
-same facts come from Spark's session catalog in the JVM in one py4j call each: ~15 ms for a
-table's metadata, ~2 ms to drop its cached relation.
+Through SQL they cost tens of milliseconds each, per table (``REFRESH TABLE`` ~36 ms,
+``DESCRIBE TABLE EXTENDED`` ~26 ms, ``spark.catalog.tableExists`` and a schema read through
+``spark.table`` ~21 ms: parsing, analysis, the metastore; ``bench/catalog_bench.py``), which
+a first start pays for every table and a stream pass for every table it landed in. In an
+embedded session the same facts come from Spark's session catalog in the JVM in one py4j
+call each: ~10 ms for a table's metadata, ~2.5 ms to drop its cached relation.
 
 The JVM is used only where it answers exactly what the SQL would:
 
