@@ -809,15 +809,7 @@ class SimDatabase:
 
         Simulator limits: no transaction may be open at ``to_scn`` (Oracle would roll it
         back at the open) and no DDL may follow it (the dictionary is not rewound)."""
-        if self._held_scn is not None or not self._first_scn <= to_scn <= self._scn:
-            raise SimUsageError(f"cannot recover to SCN {to_scn} (now {self._scn})")
-        cut = bisect_right(self._event_scns, to_scn)
-        for event in self._events[cut:]:
-            if event.code == OperationCode.DDL:
-                raise SimUsageError(f"DDL at SCN {event.scn} follows SCN {to_scn}")
-        open_at_cut = self._open_at(cut) - self._marker_xids
-        if open_at_cut:
-            raise SimUsageError(f"transactions {sorted(open_at_cut)} are open at SCN {to_scn}")
+        cut = self._rewind_cut(to_scn)
         archived = [f for t in self._threads.values() for f in t.logs.files() if not f.is_online]
         self._parent_logs = (*self._parent_logs, *archived)
         del self._events[cut:], self._event_scns[cut:], self._event_threads[cut:]
@@ -853,16 +845,10 @@ class SimDatabase:
         rewound)."""
         if not self.server.cdb:
             raise SimUsageError("FLASHBACK PLUGGABLE DATABASE needs a multitenant server")
-        if self._held_scn is not None or not self._first_scn <= to_scn <= self._scn:
-            raise SimUsageError(f"cannot flash the PDB back to SCN {to_scn} (now {self._scn})")
-        cut = bisect_right(self._event_scns, to_scn)
-        for event in self._events[cut:]:
-            if event.code == OperationCode.DDL:
-                raise SimUsageError(f"DDL at SCN {event.scn} follows SCN {to_scn}")
-        open_now = {t.xid for t in self._transactions.values() if t.is_open}
-        open_then = self._open_at(cut) - self._marker_xids
-        if open_now or open_then:
-            raise SimUsageError(f"transactions {sorted(open_now | open_then)} are open")
+        self._rewind_cut(to_scn)
+        open_now = sorted(t.xid for t in self._transactions.values() if t.is_open)
+        if open_now:
+            raise SimUsageError(f"transactions {open_now} are open")
         for table in self._tables.values():
             table.rewind(to_scn)
         self._scn += 1  # the OPEN RESETLOGS
@@ -870,6 +856,21 @@ class SimDatabase:
         self.pdb_incarnation_scn = to_scn
         self.pdb_opened_scn = self._scn
         return self.pdb_incarnation
+
+    def _rewind_cut(self, to_scn: int) -> int:
+        """Where the events above ``to_scn`` start, after checking the tables can be taken
+        back to it (``open_resetlogs``, ``flashback_pdb``): an SCN passed, no DDL after it,
+        no transaction open at it."""
+        if self._held_scn is not None or not self._first_scn <= to_scn <= self._scn:
+            raise SimUsageError(f"cannot go back to SCN {to_scn} (now {self._scn})")
+        cut = bisect_right(self._event_scns, to_scn)
+        for event in self._events[cut:]:
+            if event.code == OperationCode.DDL:
+                raise SimUsageError(f"DDL at SCN {event.scn} follows SCN {to_scn}")
+        open_at_cut = self._open_at(cut) - self._marker_xids
+        if open_at_cut:
+            raise SimUsageError(f"transactions {sorted(open_at_cut)} are open at SCN {to_scn}")
+        return cut
 
     def _open_at(self, cut: int) -> set[str]:
         """The XIDs of transactions started and not ended in the first ``cut`` events."""

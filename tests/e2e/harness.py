@@ -335,46 +335,48 @@ def _flash_the_pdb_back(
     workload: WorkloadRunner, cycle: Callable[[FaultHook | None], None], crashes: list[str]
 ) -> None:
     """FLASHBACK PLUGGABLE DATABASE and OPEN RESETLOGS of the PDB: changes made and landed
-    after a quiet SCN are undone; the database's SCNs go on."""
-    db = workload.db
-    workload.close_all()
-    quiet = db.current_scn()
-    workload.run(20)
-    workload.close_all()  # closing the PDB ends its transactions
-    _cycle_with_restart(cycle, None, crashes)  # the changes to be undone land
-    seen = db.current_scn()
-    try:
-        db.flashback_pdb(quiet)
-    except SimUsageError:  # DDL among the changes: the simulator cannot rewind it
-        crashes.append("no PDB flashback (DDL after its SCN)")
-        return
-    workload.after_resetlogs()
-    crashes.append(f"PDB flashed back to SCN {quiet} (changes up to SCN {seen} undone)")
-    workload.run(5)
-    _cycle_with_restart(cycle, None, crashes)  # every table is snapshotted again
+    after a quiet SCN are undone; the database's SCNs go on. Closing the PDB ends its
+    transactions."""
+    _go_back(workload, cycle, crashes, workload.db.flashback_pdb, "PDB flashed back", True)
 
 
 def _restore_to_an_earlier_scn(
     workload: WorkloadRunner, cycle: Callable[[FaultHook | None], None], crashes: list[str]
 ) -> None:
     """A point-in-time recovery and OPEN RESETLOGS: changes made and landed after a quiet
-    SCN are lost. The snapshot that follows waits for the SCN to pass them, while the
-    database goes on (``_source_goes_on``)."""
+    SCN are lost, and the changes after it have their SCNs. The snapshot that follows waits
+    for the SCN to pass them, while the database goes on (``_source_goes_on``)."""
+    _go_back(workload, cycle, crashes, workload.db.open_resetlogs, "RESETLOGS", False)
+
+
+def _go_back(
+    workload: WorkloadRunner,
+    cycle: Callable[[FaultHook | None], None],
+    crashes: list[str],
+    rewind: Callable[[int], object],
+    what: str,
+    end_transactions: bool,
+) -> None:
+    """Changes made after a quiet SCN land, then ``rewind`` takes the source back to it
+    (skipped when DDL came after it: the simulator cannot rewind the dictionary); the
+    workload goes on and a cycle replicates what happened."""
     db = workload.db
     workload.close_all()
     quiet = db.current_scn()
     workload.run(20)
-    _cycle_with_restart(cycle, None, crashes)  # the changes to be lost land
+    if end_transactions:
+        workload.close_all()
+    _cycle_with_restart(cycle, None, crashes)  # the changes to be undone land
     seen = db.current_scn()
     try:
-        db.open_resetlogs(quiet)
-    except SimUsageError:  # DDL among the changes: the simulator cannot rewind it
-        crashes.append("no RESETLOGS (DDL after the recovery SCN)")
+        rewind(quiet)
+    except SimUsageError:
+        crashes.append(f"no {what} (DDL after SCN {quiet})")
         return
     workload.after_resetlogs()
-    crashes.append(f"RESETLOGS to SCN {quiet} (changes up to SCN {seen} lost)")
-    workload.run(5)  # at SCNs the lost changes had
-    _cycle_with_restart(cycle, None, crashes)  # its snapshot waits for them to pass
+    crashes.append(f"{what} to SCN {quiet} (changes up to SCN {seen} undone)")
+    workload.run(5)
+    _cycle_with_restart(cycle, None, crashes)  # every table is snapshotted again
 
 
 def _cycle_with_restart(

@@ -15,6 +15,7 @@ import pytest
 from extractor.land import session_catalog
 from extractor.land.staging_schema import staging_spark_columns
 from extractor.land.staging_writer import StagingWriter
+from tests.land.test_parquet_files import RecordingSpark as Recording
 from tests.land.test_staging_writer import ALL_TYPES
 
 pytestmark = pytest.mark.spark
@@ -22,28 +23,13 @@ pytestmark = pytest.mark.spark
 SCHEMA = "oracdc_session_catalog_test"
 
 
-class WithoutJvm:
+class WithoutJvm(Recording):
     """The session as Spark Connect shows it: no JVM behind it; SQL recorded."""
-
-    def __init__(self, spark: Any) -> None:
-        self._spark = spark
-        self.statements: list[str] = []
-
-    def sql(self, text: str) -> Any:
-        self.statements.append(text)
-        return self._spark.sql(text)
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_j"):
             raise AttributeError(name)
-        return getattr(self._spark, name)
-
-
-class Recording(WithoutJvm):
-    """The session itself, JVM included, with its SQL recorded."""
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._spark, name)
+        return super().__getattr__(name)
 
 
 @pytest.fixture()
@@ -85,7 +71,7 @@ def test_columns_location_and_existence_are_the_sqls(spark: Any, staging: str) -
 
 @pytest.mark.parametrize("session", [Recording, WithoutJvm])
 def test_a_refresh_makes_the_next_query_see_new_files(
-    spark: Any, staging: str, session: type[WithoutJvm]
+    spark: Any, staging: str, session: type[Recording]
 ) -> None:
     calls = session(spark)
     assert _count(spark, staging) == 0  # the session has listed the table's files

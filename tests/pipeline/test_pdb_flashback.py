@@ -19,14 +19,14 @@ from extractor.config import OracdcConfig
 from extractor.errors import SyncStepError, VerifyError
 from extractor.incarnation import PdbIncarnation, SourceIncarnation
 from extractor.pipeline import incarnation_guard
-from extractor.pipeline.extractor import Extractor, open_extractor
+from extractor.pipeline.extractor import open_extractor
 from extractor.pipeline.sync import extract_and_land
 from extractor.sim.database import SimDatabase
 from extractor.source.factory import open_source
 from extractor.state.checkpoint import CHECKPOINT_FILE, Checkpoint, CheckpointStore
 from tests.e2e.memory_staging import MemoryStagingWriter
-from tests.pipeline.reference_replica import consolidate, differences, truth_by_key
 from tests.pipeline.test_extract_to_staging import ITEMS, make_config
+from tests.pipeline.test_resetlogs import _replica_differences, _snapshot_force, _write
 
 CONTAINERS = ("pdb", "root")  # a session in the PDB (19c+), or in CDB$ROOT with source.pdb
 
@@ -53,25 +53,6 @@ def _run(config: OracdcConfig, db: SimDatabase, staging: MemoryStagingWriter, st
 
 def _cycle(config: OracdcConfig, db: SimDatabase, staging: MemoryStagingWriter) -> None:
     _run(config, db, staging, lambda extractor: extract_and_land(extractor, {}))
-
-
-def _write(db: SimDatabase, *, insert: tuple[int, ...] = (), update: tuple[int, ...] = (),
-           delete: tuple[int, ...] = (), qty: int = 0) -> None:  # fmt: skip
-    txn = db.begin()
-    for key in insert:
-        txn.insert("APP", "ITEMS", {"ID": key, "NAME": f"item {key}", "QTY": key})
-    for key in update:
-        txn.update("APP", "ITEMS", lambda r, k=key: r["ID"] == k, {"QTY": qty})
-    for key in delete:
-        txn.delete("APP", "ITEMS", lambda r, k=key: r["ID"] == k)
-    txn.commit()
-
-
-def _replica_differences(db: SimDatabase, staging: MemoryStagingWriter) -> list[str]:
-    table = db.table("APP", "ITEMS")
-    replica = consolidate(table, staging.staged_rows(table))
-    expected = truth_by_key(table, db.truth("APP", "ITEMS", db.current_scn()))
-    return differences(expected, replica)
 
 
 def _never_waits() -> SimpleNamespace:
@@ -133,11 +114,7 @@ def test_snapshot_force_retires_the_undone_changes_without_waiting(
     assert _replica_differences(db, staging) != []  # the undone changes are in the replica
     monkeypatch.setattr(incarnation_guard, "time", _never_waits())
 
-    def snapshot_force(extractor: Extractor) -> None:
-        extractor.take_again(extractor.registry.resolve(), "oracdc snapshot --force")
-        extractor.snapshot()
-
-    _run(config, db, staging, snapshot_force)
+    _run(config, db, staging, _snapshot_force)
     with CheckpointStore(config.data_dir) as store:
         incarnation = store.current.incarnation
     assert incarnation is not None and incarnation.pdb is not None

@@ -15,15 +15,7 @@ from extractor.source.oracle.oracle_source import OracleSource
 from extractor.source.oracle.preflight import run_checks
 from extractor.source.simulated_source import open_simulated_source
 from tests.sim.sim_tables import one_table
-
-TABLE = one_table(("NAME", "VARCHAR2(20)"))
-
-
-def _insert(db: SimDatabase, key: int) -> int:
-    txn = db.begin()
-    txn.insert("O", "T", {"ID": key, "NAME": f"n{key}"})
-    txn.commit()
-    return db.current_scn()
+from tests.sim.test_resetlogs import TABLE, _insert
 
 
 def _keys(db: SimDatabase) -> list[object]:
