@@ -101,9 +101,3 @@ def _identifier(spark: Any, schema: str, table: str) -> Any:
 
 def _columns_of(struct: Any) -> Columns:
     return tuple((f.name.lower(), f.dataType.simpleString()) for f in struct.fields)
-
-
-def _quoted(schema: str, table: str) -> str:
-    from extractor.land.spark_sql import qualified_table
-
-    return qualified_table(schema, table)
