@@ -1,7 +1,7 @@
-"""What a DDL row's SQL_REDO (the statement as issued) does to a replicated table: empty it
-(TRUNCATE TABLE, DROP TABLE), move or change its rows without DML (MOVE, SHRINK SPACE,
-partition maintenance, FLASHBACK TABLE, ADD of a column with a DEFAULT), change what its
-redo images carry (ADD / DROP SUPPLEMENTAL LOG) or rename it.
+"""What a DDL row's SQL_REDO (the statement as issued) does to a replicated table: create it
+again, empty it (TRUNCATE TABLE, DROP TABLE), move or change its rows without DML (MOVE,
+SHRINK SPACE, partition maintenance, FLASHBACK TABLE, ADD of a column with a DEFAULT),
+change what its redo images carry (ADD / DROP SUPPLEMENTAL LOG) or rename it.
 Leading comments and blanks are skipped; plain identifiers are upper-cased and quoted ones
 kept, as Oracle reads them."""
 
@@ -15,6 +15,11 @@ _TRAILING = re.compile(r"(?:\s|;|\x00|/\*(?:(?!\*/).)*\*/|--[^\n\"]*)*\Z", re.DO
 
 _TABLE_RESET = re.compile(r"(?:truncate|drop)\s+table(?=[\s\"])", re.IGNORECASE)
 _DROP_TABLE = re.compile(r"drop\s+table(?=[\s\"])", re.IGNORECASE)
+_CREATE_TABLE = re.compile(
+    r"create\s+(?:(?:global|private)\s+temporary\s+|sharded\s+|duplicated\s+|immutable\s+"
+    r"|blockchain\s+)*table(?=[\s\"])",
+    re.IGNORECASE,
+)
 
 # DDL that gives rows new ROWIDs, or changes rows, with no DML in the redo: a table MOVE or
 # SHRINK SPACE, partition maintenance (move, split, merge, coalesce, exchange, drop, truncate
@@ -84,6 +89,11 @@ def resets_table(sql_redo: str | None) -> bool:
 def drops_table(sql_redo: str | None) -> bool:
     """True for DROP TABLE: the table's OBJECT_ID is gone with it (TRUNCATE keeps it)."""
     return sql_redo is not None and _DROP_TABLE.match(_statement(sql_redo)) is not None
+
+
+def creates_table(sql_redo: str | None) -> bool:
+    """True for CREATE TABLE (of any kind, ``AS SELECT`` too): a new object under the name."""
+    return sql_redo is not None and _CREATE_TABLE.match(_statement(sql_redo)) is not None
 
 
 def is_row_moving(sql_redo: str | None) -> bool:

@@ -14,8 +14,9 @@ committed transaction and each window's end; this module builds, lands and check
 - A table's changes from transactions its snapshot covers (committed at or before its
   snapshot SCN) are dropped.
 - Row-moving DDL sends its table back to be snapshotted (it leaves the checkpoint), and so
-  do a table renamed into a replicated table's name and DDL that changes a table's replica
-  key or its supplemental logging (docs/keys.md, "When the key changes").
+  do a CREATE TABLE or a rename into a replicated table's name, DDL that changes a table's
+  replica key or its supplemental logging (docs/keys.md, "When the key changes"), and a row
+  of its object purged since (docs/extraction.md, "Tables dropped, renamed or reloaded").
 """
 
 from __future__ import annotations
@@ -32,7 +33,11 @@ from extractor.land.audit_records import QuarantinedChange, SchemaChange
 from extractor.land.staging_writer import StagingWriter
 from extractor.logminer_row import LogMinerRow
 from extractor.parse.change_builder import ChangeBuilder, TransactionInfo, commit_time
-from extractor.parse.ddl_statements import changes_supplemental_logging, is_row_moving
+from extractor.parse.ddl_statements import (
+    changes_supplemental_logging,
+    creates_table,
+    is_row_moving,
+)
 from extractor.pipeline.fault_points import FaultHook, FaultPoint
 from extractor.pipeline.lander import ChangesByTable, Lander
 from extractor.pipeline.progress import Progress
@@ -249,12 +254,23 @@ class StreamRunner:
         for row in changes.ddl_rows:
             schema_change, key_changed = self._apply_ddl(row, committed.commit_scn)
             ddl.append(schema_change)
-            if key_changed or is_row_moving(row.sql_redo):
+            if key_changed or is_row_moving(row.sql_redo) or self._created_again(row):
                 sent_back.append((f"{row.seg_owner}.{row.table_name}", row))
         logged_lower = [(f"{owner}.{name}", row) for owner, name, row in changes.logged_lower]
         return _TransactionChanges(
             changes.records, changes.quarantined, ddl, sent_back, logged_lower
         )
+
+    def _created_again(self, row: LogMinerRow) -> bool:
+        """A CREATE TABLE under a replicated name, mined after the table's snapshot (so an
+        earlier table held the name). The new table's OBJECT_ID is read from today's
+        catalog, which may have moved on: created, written, then dropped, purged or renamed
+        away before this window was mined, its rows are not named by the table and not
+        mined, and until that later DDL is mined the replica would lack them. A snapshot of
+        whatever holds the name now is exact whatever happened since (a table only just
+        created is empty or small). A replay bundle cannot be snapshotted again: there the
+        new table replicates from its CREATE, by the ids its dictionary has."""
+        return self._source.snapshots_at_any_scn and creates_table(row.sql_redo)
 
     def send_back_for_logging(self, qualified_name: str) -> bool:
         """A change of the table came without what the primary key that keys its replica
@@ -303,19 +319,19 @@ class StreamRunner:
         return schema_change, key_changed
 
     def _forget_snapshots(self, checkpoint: Checkpoint, window: _WindowLanding) -> Checkpoint:
-        """Tables changed by row-moving DDL in the window, renamed into, or whose replica key
-        or supplemental logging changed, are marked pending in the checkpoint: the next
-        ``snapshot()`` takes them again (a new SCN, a reset marker retiring the old ROWIDs, or
-        the versions keyed the old way) and until then their changes are dropped (the new
-        snapshot covers them)."""
+        """Tables changed by row-moving DDL in the window, created again or renamed into, or
+        whose replica key or supplemental logging changed, are marked pending in the
+        checkpoint: the next ``snapshot()`` takes them again (a new SCN, a reset marker
+        retiring the old ROWIDs, or the versions keyed the old way) and until then their
+        changes are dropped (the new snapshot covers them)."""
         if not window.resnapshot:
             return checkpoint
         for name, row in window.resnapshot.items():
             LOG.warning(
-                "%s: %s at SCN %d changed its ROWIDs or rows without DML in the redo, "
-                "renamed another table into it, showed its replica's key or supplemental "
-                "logging changed, or is a change of its object purged since; the table is "
-                "snapshotted again",
+                "%s: %s at SCN %d created it again, changed its ROWIDs or rows without DML "
+                "in the redo, renamed another table into it, showed its replica's key or "
+                "supplemental logging changed, or is a change of its object purged since; the "
+                "table is snapshotted again",
                 name,
                 " ".join((row.sql_redo or "").split())[:120],
                 row.scn,
@@ -332,9 +348,9 @@ class _TransactionChanges:
     records: ChangesByTable
     quarantined: list[QuarantinedChange]
     ddl: list[SchemaChange]  # what applying each DDL row did
-    # Tables to snapshot again, with the row that says why: row-moving DDL, a rename into a
-    # selected name, a change of the replica key or of the supplemental logging (DDL rows);
-    # a row of the table's object let go (a DML row).
+    # Tables to snapshot again, with the row that says why: row-moving DDL, a CREATE TABLE or
+    # a rename into a selected name, a change of the replica key or of the supplemental
+    # logging (DDL rows); a row of the table's object let go (a DML row).
     sent_back: list[tuple[str, LogMinerRow]]
     # Tables with a change logged lower than the dictionary said, with that change's row
     # (StreamRunner.send_back_for_logging).
@@ -354,8 +370,8 @@ class _WindowLanding:
         self._last_committed: CommittedTransaction | None = None
         # (owner, table) -> streamed_after (see StreamRunner.streamed_after), per window
         self._streamed_after: dict[tuple[str, str], int | None] = {}
-        # Tables whose ROWIDs or rows changed without DML (row-moving DDL), renamed into a
-        # selected name, or whose replica key changed, with that DDL row.
+        # Tables sent back to be snapshotted (_TransactionChanges.sent_back, send_back_for_logging),
+        # with the row that says why.
         self.resnapshot: dict[str, LogMinerRow] = {}
         self.transactions = 0
         self.change_rows = 0

@@ -94,6 +94,12 @@ class Source(Protocol):
         """V$DATABASE.CURRENT_SCN (a bundle: its largest recorded SCN)."""
         ...
 
+    @property
+    def snapshots_at_any_scn(self) -> bool:
+        """True when a table can be snapshotted again at the current SCN (a database);
+        False for a replay bundle, which holds each table at one SCN only."""
+        ...
+
     def incarnation(self) -> SourceIncarnation | None:
         """V$DATABASE.DBID, RESETLOGS_CHANGE# and RESETLOGS_TIME: the database and its
         incarnation (None: the source cannot tell, a replay bundle)."""

@@ -121,6 +121,10 @@ class OracleSource:
     def current_scn(self) -> int:
         return int(self._fetch_value(queries.CURRENT_SCN, {}, "the current SCN query"))
 
+    @property
+    def snapshots_at_any_scn(self) -> bool:
+        return True
+
     def incarnation(self) -> SourceIncarnation:
         """The database's incarnation (V$DATABASE) and, when the tables are in a PDB, the
         PDB's (V$PDB_INCARNATION, asked in the PDB; None, with a warning once, when it

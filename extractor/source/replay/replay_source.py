@@ -88,6 +88,10 @@ class ReplaySource:
     def path(self) -> Path:
         return self._path
 
+    @property
+    def snapshots_at_any_scn(self) -> bool:
+        return False
+
     def current_scn(self) -> int:
         self._header = fmt.read_header(self._path)
         self._load_logminer()
