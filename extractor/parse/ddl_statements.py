@@ -81,7 +81,7 @@ _SUPPLEMENTAL_LOG = re.compile(
 
 def resets_table(sql_redo: str | None) -> bool:
     """True for a statement after which the table has no row: TRUNCATE TABLE, and DROP TABLE
-    (a table created later under the name starts empty). ``ALTER TABLE … TRUNCATE
+    (a table created later under the name is snapshotted). ``ALTER TABLE … TRUNCATE
     PARTITION`` is not one: which rows it removed is not in redo."""
     return sql_redo is not None and _TABLE_RESET.match(_statement(sql_redo)) is not None
 
@@ -92,8 +92,11 @@ def drops_table(sql_redo: str | None) -> bool:
 
 
 def creates_table(sql_redo: str | None) -> bool:
-    """True for CREATE TABLE (of any kind, ``AS SELECT`` too): a new object under the name."""
-    return sql_redo is not None and _CREATE_TABLE.match(_statement(sql_redo)) is not None
+    """True for CREATE TABLE (of any kind, ``AS SELECT`` too, comments between its words):
+    a new object under the name."""
+    if sql_redo is None:
+        return False
+    return _CREATE_TABLE.match(_NOT_KEYWORDS.sub(_blanked, _statement(sql_redo))) is not None
 
 
 def is_row_moving(sql_redo: str | None) -> bool:

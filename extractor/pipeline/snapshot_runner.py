@@ -135,7 +135,7 @@ class SnapshotRunner:
         state = self._store.current.tables.get(table.qualified_name)
         if state is None or state.status != "done" or not state.replica_key:
             return False
-        if state.initial_only or self._config.source.get("kind") == "replay":
+        if state.initial_only or not self._source.snapshots_at_any_scn:
             return False
         return state.replica_key != consolidation_key(table)
 
@@ -197,8 +197,8 @@ class SnapshotRunner:
     def _retire_dropped(self, listed: set[str]) -> None:
         """A table waiting for a snapshot that the source no longer has was dropped: its
         snapshot is empty. A reset marker at the current SCN empties its replica and the
-        table is done from there (a table created again under its name streams from its
-        CREATE TABLE, as after any drop)."""
+        table is done from there (a table created again under its name is snapshotted when
+        its CREATE TABLE is mined, ``StreamRunner``)."""
         for name in self._waiting_but_gone(listed):
             owner, table = name.split(".", 1)
             scn = self._source.current_scn()

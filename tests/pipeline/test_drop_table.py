@@ -25,6 +25,7 @@ from extractor.pipeline.extractor import Extractor, open_extractor
 from extractor.pipeline.sync import extract_and_land
 from extractor.sim.database import SimDatabase
 from extractor.source.factory import open_source
+from extractor.source.replay.recorder import record_bundle
 from extractor.state.checkpoint import CheckpointStore
 from tests.e2e.memory_staging import MemoryStagingWriter
 from tests.pipeline.mining_wire import ThreadMiningProcess, sim_opener
@@ -245,6 +246,40 @@ def test_a_table_created_and_purged_before_its_create_is_mined_is_not_missed(
     assert _replica_differences(db, staging) == []
 
 
+def test_a_replay_bundle_replicates_a_table_created_again_from_its_create(
+    tmp_path: Path,
+) -> None:
+    """A replay bundle holds each table at one SCN and cannot snapshot it again: the table
+    created again under the name streams from its CREATE, by the ids the bundle's dictionary
+    has (a database source snapshots it instead)."""
+    db = SimDatabase()
+    db.create_table(ITEMS)
+    first = db.current_scn()
+    _insert(db, 1, 2, 3)
+    snapshot_scns = {("APP", "ITEMS"): db.current_scn()}
+    _insert(db, 4)
+    bundle = tmp_path / "bundle"
+    config = make_config(
+        tmp_path, "replay_created_again", source={"kind": "replay", "path": str(bundle)}
+    )
+    staging = MemoryStagingWriter(config.staging_schema)
+    for step in ("snapshot", "created again"):
+        if step == "created again":  # the old table's snapshot cannot be read any more
+            db.drop_table("APP", "ITEMS")
+            db.create_table(ITEMS)
+            _insert(db, 10, 11)
+            snapshot_scns = {}
+        record_bundle(db, bundle, snapshot_scns=snapshot_scns, since_scn=first)
+        with open_extractor(config, open_source(config.source), None, writer=staging) as ex:
+            extract_and_land(ex, {})
+
+    assert _staged(staging) == [
+        *[("r", 1), ("r", 2), ("r", 3), ("t", None), ("c", 4)],
+        *[("t", None), ("c", 10), ("c", 11)],
+    ]
+    assert _replica_differences(db, staging) == []
+
+
 @pytest.mark.parametrize("wire", [False, True], ids=["inline", "mining-process"])
 def test_writes_to_a_table_renamed_away_do_not_snapshot_the_name_again(
     tmp_path: Path, caplog: pytest.LogCaptureFixture, wire: bool
@@ -404,6 +439,9 @@ def test_drop_table_and_truncate_reset_a_table(statement: str | None, resets: bo
         ('/* reload */ create global temporary table"APP"."ITEMS" (id number)', True),
         ("create private temporary table ora$ptt_items (id number)", True),
         ("create blockchain table app.ledger (id number) no drop until 1 days idle", True),
+        ("create /* staging */ table app.items (id number)", True),
+        ("create table if not exists app.items (id number)", True),
+        ("create index app.items_ix on app.items (id) /* not a table */", False),
         ("create index app.items_pk on app.items (id)", False),
         ("create or replace view app.items_v as select * from app.items", False),
         ("create tablespace users datafile 'users01.dbf'", False),
