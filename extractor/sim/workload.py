@@ -160,6 +160,7 @@ class WorkloadRunner:
         self.spec = spec
         self.rng = random.Random(spec.seed)
         self._ddl_forms = random.Random(f"ddl-forms-{spec.seed}")
+        self._reload_forms = random.Random(f"reload-forms-{spec.seed}")
         self._partitioning = random.Random(f"partitions-{spec.seed}")
         self._logging = random.Random(f"logging-{spec.seed}")
         self._database_logging = random.Random(f"database-logging-{spec.seed}")
@@ -368,7 +369,9 @@ class WorkloadRunner:
         """A reload by rename when no open transaction has touched the table (else
         ORA-00054; the workload goes on): CREATE TABLE <t>_NEW like it, one transaction
         inserting 1-4 rows (new keys), DROP TABLE <t> (PURGE half the time), ALTER TABLE
-        <t>_NEW RENAME TO <t>."""
+        <t>_NEW RENAME TO <t>. A third of the time (its own random stream, so the workload's
+        is unchanged) a swap instead of the DROP: <t> is renamed to <t>_OLD, which stays
+        (an earlier <t>_OLD is dropped first)."""
         if self._touched_by_open(table_name):
             return
         owner = self.spec.owner
@@ -384,7 +387,14 @@ class WorkloadRunner:
             self.dml_rows += 1
         txn.commit()
         self.committed += 1
-        self.db.drop_table(owner, table_name, purge=self.rng.random() < 0.5)
+        purge = self.rng.random() < 0.5
+        if self._reload_forms.random() < 1 / 3:
+            old_name = f"{table_name}_OLD"
+            if any(t.name == old_name for t in self.db.tables() if t.owner == owner):
+                self.db.drop_table(owner, old_name, purge=purge)
+            self.db.rename_table(owner, table_name, old_name)
+        else:
+            self.db.drop_table(owner, table_name, purge=purge)
         self.db.rename_table(owner, copy_name, table_name)
         self.live[table_name] = live
         self.rebuilds += 1
