@@ -239,11 +239,9 @@ class ChangeBuilder:
         changes_by_row_id: dict[str, int] = {}
         for row in rows:
             owner, table = row.seg_owner, row.table_name
-            what = disposition(row.operation_code)
             if table is not None and table.startswith(_RECYCLE_BIN_PREFIX):
                 owner, table = self._table_of(row)
-            elif what.action == "apply" and row.data_obj is not None:
-                owner, table = self._renamed_from(row) or (owner, table)
+            what = disposition(row.operation_code)
             if what.action == "ddl":
                 renamed = table_rename(row.sql_redo, row.seg_owner)
                 if renamed is not None:
@@ -371,24 +369,6 @@ class ChangeBuilder:
         if passed_on:
             changes.ddl_rows.append(row)
 
-    def _renamed_from(self, row: LogMinerRow) -> tuple[str, str] | None:
-        """(owner, table) of the replicated table a DML row LogMiner names by another name
-        belongs to: by its DATA_OBJ#, the table's object, renamed since the row was written.
-        The source maps the object to the table until the RENAME row is mined
-        (``OracleSource.table_for_object``), so until then (it is in a later window, or in
-        redo LGWR has not written yet) the row is the table's, as when it was written, and
-        lands under it; the RENAME's reset marker retires it. None for any other row (one
-        lookup per DML row: the common case ends at the name)."""
-        assert row.data_obj is not None
-        replicated = self._object_table(row.data_obj)
-        if replicated is None or (
-            replicated[1] == row.table_name and replicated[0] == row.seg_owner
-        ):
-            return None
-        if not _is_a_name(row) or not self._selected_table(*replicated):
-            return None
-        return replicated
-
     def _unnamed(self, row: LogMinerRow, changes: TransactionChanges) -> None:
         """A row of a replicated table (by DATA_OBJ#) under a name that is not selected:
         UNKNOWN / ``OBJ# n`` (a dictionary mismatch, or a table dropped and purged since),
@@ -418,12 +398,11 @@ class ChangeBuilder:
 
     def _let_go(self, row: LogMinerRow, owner: str, table: str) -> None:
         """A row of a replicated table's object that no longer has the table's name: renamed
-        once the RENAME is mined (the object is the new name's; rows mined before it are the
-        table's: :meth:`_renamed_from`), or dropped and purged (``OBJ# n``, no column names).
-        A purged one written before the drop is retired by the drop's reset marker; but that
-        DDL may not be mined yet (a later window, or redo not written yet): its table is
-        snapshotted again (``TransactionChanges.let_go``). Not landed; said once per
-        object."""
+        (LogMiner names it by its new name) or dropped and purged (``OBJ# n``, no column
+        names). Written before the rename or drop, it is retired by the reset marker that
+        DDL lands; but that DDL may not be mined yet (a later window, or redo not written
+        yet): a purged one's table is snapshotted again (``TransactionChanges.let_go``).
+        Written after a rename, it is not this table's. Not landed; said once per object."""
         assert row.data_obj is not None
         if row.data_obj in self._retired_objects:
             return

@@ -282,20 +282,9 @@ class SnapshotRunner:
     def _object_ids_of(self, table: TableDef) -> tuple[int, ...]:
         """The OBJECT_IDs of the table and its partitions, kept in the checkpoint: a process
         started after the table was dropped still mines the rows it had not (sources that
-        mine by object id). Not those the checkpoint keeps for another table: renamed into
-        this one after that table's checkpoint, their rows still to be mined from before
-        the RENAME are the other table's, and mining the RENAME moves them here."""
+        mine by object id)."""
         read = getattr(self._source, "table_object_ids", None)
-        if read is None:
-            return ()
-        name = table.qualified_name
-        others = {
-            object_id
-            for other, state in self._store.current.tables.items()
-            if other != name
-            for object_id in state.object_ids
-        }
-        return tuple(n for n in read(table.owner, table.name) if n not in others)
+        return () if read is None else tuple(read(table.owner, table.name))
 
     def _snapshot_table(self, table: TableDef) -> int:
         name = table.qualified_name

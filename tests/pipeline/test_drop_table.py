@@ -281,46 +281,6 @@ def test_a_replay_bundle_replicates_a_table_created_again_from_its_create(
 
 
 @pytest.mark.parametrize("wire", [False, True], ids=["inline", "mining-process"])
-@pytest.mark.parametrize("tables", [["APP.ITEMS"], ["APP.*"]], ids=["old-name", "both-names"])
-def test_rows_mined_before_their_tables_rename_away_land_under_its_old_name(
-    tmp_path: Path, wire: bool, tables: list[str]
-) -> None:
-    """A swap (ITEMS renamed to ITEMS_OLD, a copy renamed into ITEMS) after rows were written
-    to ITEMS, mined behind LGWR: the rows are named ITEMS_OLD, and the RENAME whose reset
-    marker retires them is not minable yet. They were ITEMS's rows when written, so the
-    replica must have them at the SCN the checkpoint says it is at, whether ITEMS_OLD is
-    replicated too or not."""
-    name = f"renamed_away_lag_{int(wire)}_{len(tables[0])}"
-    db, config, staging = _items_with(tmp_path, name, 1, 2, 3, tables=tables)
-    db.unnamed_object_ratio = 1e-9  # DATA_OBJ# on every DML row, as Oracle gives it
-    _cycle(config, db, staging, wire=wire)
-    _insert(db, 5, 6)
-    txn = db.begin()
-    txn.update("APP", "ITEMS", lambda r: r["ID"] == 1, {"QTY": 100})
-    txn.commit()
-    written = db.current_scn()
-    db.create_table(replace(ITEMS, name="ITEMS_NEW"))
-    db.rename_table("APP", "ITEMS", "ITEMS_OLD")
-    db.rename_table("APP", "ITEMS_NEW", "ITEMS")
-    db.redo_write_lag_scns = db.current_scn() - written  # LGWR has written up to `written`
-    _cycle(config, db, staging, wire=wire)
-
-    with CheckpointStore(config.data_dir) as store:
-        scn = store.current.replica_scn_of("APP.ITEMS")
-    assert scn is not None
-    expected = truth_by_key(ITEMS, db.truth("APP", "ITEMS", scn))
-    assert differences(expected, consolidate(ITEMS, staging.staged_rows(ITEMS)), limit=20) == []
-    db.redo_write_lag_scns = 0
-    _cycle(config, db, staging, wire=wire)
-    assert _replica_differences(db, staging) == []
-    txn = db.begin()
-    txn.insert("APP", "ITEMS_OLD", {"ID": 100, "NAME": "old", "QTY": 1})
-    txn.commit()
-    _cycle(config, db, staging, wire=wire)
-    assert _replica_differences(db, staging) == []
-
-
-@pytest.mark.parametrize("wire", [False, True], ids=["inline", "mining-process"])
 def test_writes_to_a_table_renamed_away_do_not_snapshot_the_name_again(
     tmp_path: Path, caplog: pytest.LogCaptureFixture, wire: bool
 ) -> None:

@@ -94,10 +94,6 @@ class OracleSource:
         # interval (or automatic list) partition is created with no DDL row of the table.
         self._partitioned: set[tuple[str, str]] = set()
         self._dropped_objects: set[int] = set()  # OBJECT_IDs gone from the catalog
-        # OBJECT_IDs the checkpoint keeps for a table whose DDL since then is not mined yet:
-        # the catalog may name another table by them (a RENAME not mined yet), and until
-        # that DDL is mined they stay the checkpoint's table's (remember_objects).
-        self._remembered: set[int] = set()
         self._pdb_unreadable_said = False  # warned that V$PDB_INCARNATION cannot be read
         _check_nls(self._nls)
         self._run("ALTER SESSION", lambda cur: cur.execute(self._nls.alter_session_sql()))
@@ -362,13 +358,9 @@ class OracleSource:
 
     def remember_objects(self, objects: Mapping[int, tuple[str, str]]) -> None:
         """OBJECT_IDs a table had (kept in the checkpoint): rows of a table dropped or
-        renamed since, still to be mined, carry them. A table's current id is read anyway.
-        A checkpoint keeps an id under a table only until a RENAME or DROP of it is mined,
-        so an id the catalog now names another table by was renamed after the checkpoint:
-        it stays this table's until that RENAME is mined (``_after_ddl`` moves it)."""
+        renamed since, still to be mined, carry them. A table's current id is read anyway."""
         for object_id, table in objects.items():
             self._objects.setdefault(object_id, table)
-            self._remembered.add(object_id)
 
     def _after_ddl(self, row: LogMinerRow) -> None:
         """A DDL row passed: its table's OBJECT_ID is read again before the next window.
@@ -385,13 +377,11 @@ class OracleSource:
             if drops_table(row.sql_redo):
                 for dropped in [n for n, named in self._objects.items() if named == table]:
                     del self._objects[dropped]
-                    self._remembered.discard(dropped)
             return
         owner, old, new = renamed
         for object_id, table in self._objects.items():
             if table == (owner, old):
                 self._objects[object_id] = (owner, new)
-                self._remembered.discard(object_id)
         self._reread_if_mined((owner, old))
         self._reread_if_mined((owner, new))
 
@@ -440,8 +430,7 @@ class OracleSource:
             # none: dropped since it was listed: mined by name (and old ids)
             object_ids = self.table_object_ids(table.owner, table.name)
             for object_id in object_ids:
-                if object_id not in self._remembered:  # else the checkpoint's until its DDL
-                    self._objects[object_id] = key
+                self._objects[object_id] = key
             if len(object_ids) > 1:
                 self._partitioned.add(key)
             else:
