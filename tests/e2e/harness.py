@@ -194,6 +194,10 @@ def _workload(case: HarnessCase) -> tuple[SimDatabase, WorkloadRunner, bool]:
     # (relaxed-quote recovery; replicas must still equal the source). Own random stream.
     undoubled = random.Random(f"undoubled-{case.seed}").random() < 1 / 3
     db.undoubled_quote_ratio = 0.3 if undoubled else 0.0
+    # A third of the seeds: DATA_OBJ# on every DML row, as Oracle gives it (else only on rows
+    # LogMiner names otherwise: a table dropped or renamed since). Own random stream.
+    if random.Random(f"data-obj-{case.seed}").random() < 1 / 3:
+        db.unnamed_object_ratio = 1e-9  # DATA_OBJ# on every row; (almost) no row unnamed
     # Half the seeds: redo trails the current SCN (LGWR not yet written) until a log switch.
     db.redo_write_lag_scns = random.Random(f"redo-lag-{case.seed}").choice((0, 25))
     # Half the seeds: row-moving DDL (MOVE / SHRINK SPACE: re-snapshots), TRUNCATEs, tables
