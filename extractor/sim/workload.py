@@ -68,7 +68,8 @@ class WorkloadSpec:
     # recycle bin) and CREATE TABLE of the same name and definition (a new OBJECT_ID)
     recreate_ratio: float = 0.0
     # chance, per transaction started, of a reload by rename: CREATE TABLE <t>_NEW, a
-    # transaction filling it, DROP TABLE <t> (PURGE half the time), RENAME <t>_NEW TO <t>
+    # transaction filling it, DROP TABLE <t> (PURGE half the time; a third of the time a
+    # swap instead: RENAME <t> TO <t>_OLD), RENAME <t>_NEW TO <t>
     rebuild_ratio: float = 0.0
     # chance, per transaction started, of ALTER TABLE … MOVE or SHRINK SPACE (new ROWIDs)
     row_move_ratio: float = 0.0

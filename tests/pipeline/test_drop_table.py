@@ -84,6 +84,32 @@ def _replica_differences(db: SimDatabase, staging: MemoryStagingWriter) -> list[
     return differences(expected, replica, limit=50)
 
 
+def _reload_behind_lgwr_then_compare(
+    db: SimDatabase, config: OracdcConfig, staging: MemoryStagingWriter, *, wire: bool
+) -> None:
+    """A reload (ITEMS_NEW created and filled, ITEMS dropped with PURGE, ITEMS_NEW renamed
+    into ITEMS) in redo LGWR has not written yet, then a cycle: the replica must equal the
+    source at the SCN the checkpoint says it is at; and once LGWR catches up, at the end."""
+    written = db.current_scn()
+    db.create_table(replace(ITEMS, name="ITEMS_NEW"))
+    txn = db.begin()
+    txn.insert("APP", "ITEMS_NEW", {"ID": 10, "NAME": "item 10", "QTY": 10})
+    txn.commit()
+    db.drop_table("APP", "ITEMS", purge=True)
+    db.rename_table("APP", "ITEMS_NEW", "ITEMS")
+    db.redo_write_lag_scns = db.current_scn() - written  # LGWR has written up to `written`
+    _cycle(config, db, staging, wire=wire)
+
+    with CheckpointStore(config.data_dir) as store:
+        scn = store.current.replica_scn_of("APP.ITEMS")
+    assert scn is not None
+    expected = truth_by_key(ITEMS, db.truth("APP", "ITEMS", scn))
+    assert differences(expected, consolidate(ITEMS, staging.staged_rows(ITEMS)), limit=20) == []
+    db.redo_write_lag_scns = 0
+    _cycle(config, db, staging, wire=wire)
+    assert _replica_differences(db, staging) == []
+
+
 def _started(tmp_path: Path) -> tuple[OracdcConfig, SimDatabase, MemoryStagingWriter]:
     """ITEMS snapshotted with keys 1-3, then key 4 streamed."""
     db, config, staging = _items_with(tmp_path, "drop_table", 1, 2, 3)
@@ -190,24 +216,7 @@ def test_rows_of_a_table_purged_before_its_drop_is_mined_snapshot_it_again(
     txn = db.begin()
     txn.update("APP", "ITEMS", lambda r: r["ID"] == 1, {"QTY": 100})
     txn.commit()
-    written = db.current_scn()
-    db.create_table(replace(ITEMS, name="ITEMS_NEW"))
-    txn = db.begin()
-    txn.insert("APP", "ITEMS_NEW", {"ID": 10, "NAME": "item 10", "QTY": 10})
-    txn.commit()
-    db.drop_table("APP", "ITEMS", purge=True)
-    db.rename_table("APP", "ITEMS_NEW", "ITEMS")
-    db.redo_write_lag_scns = db.current_scn() - written  # LGWR has written up to `written`
-    _cycle(config, db, staging, wire=wire)
-
-    with CheckpointStore(config.data_dir) as store:
-        scn = store.current.replica_scn_of("APP.ITEMS")
-    assert scn is not None
-    expected = truth_by_key(ITEMS, db.truth("APP", "ITEMS", scn))
-    assert differences(expected, consolidate(ITEMS, staging.staged_rows(ITEMS)), limit=20) == []
-    db.redo_write_lag_scns = 0
-    _cycle(config, db, staging, wire=wire)
-    assert _replica_differences(db, staging) == []
+    _reload_behind_lgwr_then_compare(db, config, staging, wire=wire)
 
 
 @pytest.mark.parametrize("wire", [False, True], ids=["inline", "mining-process"])
@@ -226,24 +235,7 @@ def test_a_table_created_and_purged_before_its_create_is_mined_is_not_missed(
     db.drop_table("APP", "ITEMS")
     db.create_table(ITEMS)
     _insert(db, 7, 8)
-    written = db.current_scn()
-    db.create_table(replace(ITEMS, name="ITEMS_NEW"))
-    txn = db.begin()
-    txn.insert("APP", "ITEMS_NEW", {"ID": 10, "NAME": "item 10", "QTY": 10})
-    txn.commit()
-    db.drop_table("APP", "ITEMS", purge=True)
-    db.rename_table("APP", "ITEMS_NEW", "ITEMS")
-    db.redo_write_lag_scns = db.current_scn() - written  # LGWR has written up to `written`
-    _cycle(config, db, staging, wire=wire)
-
-    with CheckpointStore(config.data_dir) as store:
-        scn = store.current.replica_scn_of("APP.ITEMS")
-    assert scn is not None
-    expected = truth_by_key(ITEMS, db.truth("APP", "ITEMS", scn))
-    assert differences(expected, consolidate(ITEMS, staging.staged_rows(ITEMS)), limit=20) == []
-    db.redo_write_lag_scns = 0
-    _cycle(config, db, staging, wire=wire)
-    assert _replica_differences(db, staging) == []
+    _reload_behind_lgwr_then_compare(db, config, staging, wire=wire)
 
 
 def test_a_replay_bundle_replicates_a_table_created_again_from_its_create(
