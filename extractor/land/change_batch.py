@@ -3,6 +3,9 @@
 ``change_batch`` turns typed change rows (``ChangeRecord``) of one table into one Arrow table;
 ``snapshot_batch`` turns an Arrow batch read by a snapshot into the same shape. Both produce
 exactly ``staging_schema.staging_arrow_schema(table)``.
+
+With the C extension built, each column's values are read from the records in one pass and
+most columns' Arrow buffers are filled in C (``arrow_buffers``); pyarrow converts the rest.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import pyarrow.compute as pc
 from extractor.change_record import ChangeRecord
 from extractor.dictionary import TableDef
 from extractor.errors import LandingError
+from extractor.land.arrow_buffers import array_from_buffers
 from extractor.land.staging_schema import (
     METADATA_ARROW_TYPES,
     staging_arrow_schema,
@@ -48,16 +52,17 @@ def change_batch(
         _source_column(table, field, values)
         for field, values in zip(arrow_schema(table), values_by_column, strict=True)
     ]
+    fields = dict(zip(_RECORD_FIELDS, _attributes(records, _RECORD_FIELDS), strict=True))
     columns += [
-        _metadata_array("_op", [r.op for r in records]),
-        _metadata_array("_scn", [r.scn for r in records]),
-        _metadata_array("_commit_scn", [r.commit_scn for r in records]),
-        _metadata_array("_redo_pos", [r.redo_pos for r in records]),
-        pc.utf8_trim_whitespace(_metadata_array("_rs_id", [r.rs_id for r in records])),
-        _metadata_array("_ssn", [r.ssn for r in records]),
-        _metadata_array("_xid", [r.xid for r in records]),
-        _metadata_array("_row_id", [r.row_id for r in records]),
-        _metadata_array("_commit_ts", [r.commit_ts for r in records]),
+        _metadata_array("_op", fields["op"]),
+        _metadata_array("_scn", fields["scn"]),
+        _metadata_array("_commit_scn", fields["commit_scn"]),
+        _metadata_array("_redo_pos", fields["redo_pos"]),
+        pc.utf8_trim_whitespace(_metadata_array("_rs_id", fields["rs_id"])),
+        _metadata_array("_ssn", fields["ssn"]),
+        _metadata_array("_xid", fields["xid"]),
+        _metadata_array("_row_id", fields["row_id"]),
+        _metadata_array("_commit_ts", fields["commit_ts"]),
         _metadata_array("_present", _present_lists(table, records)),
         _constant("_batch_id", batch_id, count),
         _constant("_extracted_at", extracted_at, count),
@@ -117,7 +122,36 @@ def _values_by_column(
     return [[values.get(name) for values in value_maps] for name in names]
 
 
+# The change records' fields that metadata columns hold, read in one pass.
+_RECORD_FIELDS = (
+    "op",
+    "scn",
+    "commit_scn",
+    "redo_pos",
+    "rs_id",
+    "ssn",
+    "xid",
+    "row_id",
+    "commit_ts",
+)
+
+
+def _attributes(records: Sequence[ChangeRecord], names: tuple[str, ...]) -> list[list[object]]:
+    """Each of ``names``' values over ``records``: in one pass in C when the extension is
+    built."""
+    compiled = implementation.compiled
+    if compiled is not None and type(records) is list:
+        columns: list[list[object]] = compiled.attributes_of(records, names)
+        return columns
+    return [[getattr(record, name) for record in records] for name in names]
+
+
 def _source_column(table: TableDef, field: pa.Field, values: Sequence[object]) -> pa.Array:
+    """``values`` as ``field``'s Arrow array: from buffers the C code fills when it takes
+    them all as they are (``arrow_buffers``), else converted by pyarrow."""
+    built = array_from_buffers(values, field.type)
+    if built is not None:
+        return built
     try:
         if pa.types.is_decimal128(field.type):
             return _decimal_column(field.type, values)
@@ -152,7 +186,9 @@ def _decimal_column(arrow_type: pa.DataType, values: Sequence[object]) -> pa.Arr
 
 
 def _metadata_array(name: str, values: Sequence[object]) -> pa.Array:
-    return pa.array(values, type=METADATA_ARROW_TYPES[name])
+    arrow_type = METADATA_ARROW_TYPES[name]
+    built = array_from_buffers(values, arrow_type)
+    return built if built is not None else pa.array(values, type=arrow_type)
 
 
 def _constant(name: str, value: object, count: int) -> pa.Array:

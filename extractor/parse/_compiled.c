@@ -19,6 +19,9 @@
  *                         by fallback(name, literal, *args) (the reference, which also
  *                         raises its errors).
  *   columns_of(rows, names) -> the rows' values column by column (landing: change_batch).
+ *   attributes_of(objects, names) -> the objects' attributes column by column (the same).
+ *   arrow_buffers(values, kind, precision, scale) -> the buffers of a landing column's Arrow
+ *                         array, or None where pyarrow must convert it (land/arrow_buffers.py).
  *   parse_typed(sql, specs, fallback, *args) -> (new, old, rowid): both at once, each value
  *                         typed where it stands in the statement (no Literal per value);
  *                         None for anything either would decline or raise on.
@@ -1549,6 +1552,15 @@ static PyObject *packed_redo_position(PyObject *self, PyObject *const *args, Py_
 
 /* ---- columns of change rows (landing) ---------------------------------------------- */
 
+/* A list of `count` Nones: a lookup or an attribute can run Python code that reaches the
+ * list (gc.get_objects()), which must never find an item unset. */
+static PyObject *none_list(Py_ssize_t count) {
+    PyObject *list = PyList_New(count);
+    if (list == NULL) return NULL;
+    for (Py_ssize_t i = 0; i < count; i++) PyList_SET_ITEM(list, i, Py_NewRef(Py_None));
+    return list;
+}
+
 /* columns_of(rows: list, names: tuple) -> one list per name: [row.get(name) for row in rows]
  * (None where a row lacks the name), in one pass over the rows; None when a row is not
  * exactly a dict (the caller then reads the rows itself). */
@@ -1570,7 +1582,7 @@ static PyObject *columns_of(PyObject *self, PyObject *const *args, Py_ssize_t na
     columns = PyList_New(width);
     if (columns == NULL) goto error;
     for (Py_ssize_t k = 0; k < width; k++) {
-        PyObject *column = PyList_New(count); /* items NULL until set: list_dealloc skips them */
+        PyObject *column = none_list(count);
         if (column == NULL) goto error;
         PyList_SET_ITEM(columns, k, column);
     }
@@ -1580,9 +1592,9 @@ static PyObject *columns_of(PyObject *self, PyObject *const *args, Py_ssize_t na
             PyObject *value = PyDict_GetItemWithError(row, PyTuple_GET_ITEM(names, k));
             if (value == NULL) {
                 if (PyErr_Occurred()) goto error;
-                value = Py_None;
+                continue; /* stays None */
             }
-            PyList_SET_ITEM(PyList_GET_ITEM(columns, k), i, Py_NewRef(value));
+            PyList_SetItem(PyList_GET_ITEM(columns, k), i, Py_NewRef(value));
         }
     }
     Py_DECREF(rows);
@@ -1591,6 +1603,270 @@ error:
     Py_DECREF(rows);
     Py_XDECREF(columns);
     return NULL;
+}
+
+/* attributes_of(objects: list, names: tuple) -> one list per name: [getattr(o, name) for o
+ * in objects], in one pass over the objects (landing: the change records' metadata). */
+static PyObject *attributes_of(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2 || !PyList_Check(args[0]) || !PyTuple_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "attributes_of(objects: list, names: tuple)");
+        return NULL;
+    }
+    /* an attribute can run Python code that changes the list: read a copy */
+    PyObject *objects = PyList_AsTuple(args[0]), *names = args[1], *columns = NULL;
+    if (objects == NULL) return NULL;
+    Py_ssize_t count = PyTuple_GET_SIZE(objects), width = PyTuple_GET_SIZE(names);
+    columns = PyList_New(width);
+    if (columns == NULL) goto error;
+    for (Py_ssize_t k = 0; k < width; k++) {
+        PyObject *column = none_list(count);
+        if (column == NULL) goto error;
+        PyList_SET_ITEM(columns, k, column);
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *object = PyTuple_GET_ITEM(objects, i);
+        for (Py_ssize_t k = 0; k < width; k++) {
+            PyObject *value = PyObject_GetAttr(object, PyTuple_GET_ITEM(names, k));
+            if (value == NULL) goto error;
+            PyList_SetItem(PyList_GET_ITEM(columns, k), i, value); /* releases the None */
+        }
+    }
+    Py_DECREF(objects);
+    return columns;
+error:
+    Py_DECREF(objects);
+    Py_XDECREF(columns);
+    return NULL;
+}
+
+/* ---- Arrow buffers of a column (landing) ------------------------------------------- */
+
+/* Kinds of arrow_buffers, as extractor/land/arrow_buffers.py names them. */
+enum { BUF_INT64 = 1, BUF_DECIMAL128 = 2, BUF_TIMESTAMP_US = 3, BUF_STRING = 4, BUF_BINARY = 5 };
+
+typedef __int128 int128;
+
+/* 10**k as int128 for k in 0..38. */
+static int128 power_of_ten(int k) {
+    int128 p = 1;
+    while (k-- > 0) p *= 10;
+    return p;
+}
+
+/* A Python int as int128: 1; 0 when it does not fit; -1 on error. */
+static int int_as_int128(PyObject *v, int128 *out) {
+    int overflow = 0;
+    long long small = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (small == -1 && PyErr_Occurred()) return -1;
+    if (!overflow) {
+        *out = small;
+        return 1;
+    }
+#if PY_VERSION_HEX >= 0x030D0000
+    Py_ssize_t needed = PyLong_AsNativeBytes(v, out, (Py_ssize_t)sizeof *out, -1);
+    if (needed < 0) return -1;
+    return needed <= (Py_ssize_t)sizeof *out;
+#else
+    if (_PyLong_AsByteArray((PyLongObject *)v, (unsigned char *)out, sizeof *out,
+                            PY_LITTLE_ENDIAN, 1) < 0) {
+        if (!PyErr_ExceptionMatches(PyExc_OverflowError)) return -1;
+        PyErr_Clear();
+        return 0;
+    }
+    return 1;
+#endif
+}
+
+/* The unscaled int128 of a Decimal or int at `scale` digits after the point, when its value
+ * is plain (str() without exponent, not NaN or infinite), has at most `scale` digits after
+ * the point and fewer than `precision` digits at that scale: 1; 0 to decline; -1 on error. */
+static int decimal_unscaled(PyObject *v, int precision, int scale, int128 *out) {
+    int128 limit = power_of_ten(precision);
+    if (PyLong_CheckExact(v)) {
+        int128 whole;
+        int got = int_as_int128(v, &whole);
+        if (got != 1) return got;
+        int128 bound = power_of_ten(precision - scale);
+        if (whole >= bound || whole <= -bound) return 0;
+        *out = whole * power_of_ten(scale);
+        return 1;
+    }
+    if (Py_TYPE(v) != (PyTypeObject *)DecimalType) return 0;
+    PyObject *text = PyObject_Str(v);
+    if (text == NULL) return -1;
+    Py_ssize_t n;
+    const char *s = PyUnicode_AsUTF8AndSize(text, &n);
+    if (s == NULL) {
+        Py_DECREF(text);
+        return -1;
+    }
+    Py_ssize_t i = 0;
+    int negative = 0, digits = 0, fraction = -1, result = 0;
+    int128 unscaled = 0;
+    if (i < n && s[i] == '-') {
+        negative = 1;
+        i++;
+    }
+    if (i >= n) goto end;
+    for (; i < n; i++) {
+        char c = s[i];
+        if (c >= '0' && c <= '9') {
+            if (unscaled == 0 && c == '0') {
+                if (fraction >= 0) fraction++;
+                continue; /* leading zeros count no digit */
+            }
+            if (++digits > 38) goto end;
+            unscaled = unscaled * 10 + (c - '0');
+            if (fraction >= 0) fraction++;
+        } else if (c == '.' && fraction < 0) {
+            fraction = 0;
+        } else {
+            goto end; /* an exponent, NaN, Infinity: the reference reads it */
+        }
+    }
+    if (fraction < 0) fraction = 0;
+    if (fraction > scale) goto end;
+    if (digits + (scale - fraction) > 38) goto end;
+    unscaled *= power_of_ten(scale - fraction);
+    if (unscaled >= limit) goto end;
+    *out = negative ? -unscaled : unscaled;
+    result = 1;
+end:
+    Py_DECREF(text);
+    return result;
+}
+
+/* Microseconds since 1970-01-01 of a datetime that is naive or in UTC: 1; 0 to decline. */
+static int timestamp_micros(PyObject *v, int64_t *out) {
+    if (!PyDateTime_CheckExact(v)) return 0;
+    PyObject *zone = PyDateTime_DATE_GET_TZINFO(v);
+    if (zone != Py_None && zone != UtcZone) return 0;
+    long days = days_from_civil(PyDateTime_GET_YEAR(v), PyDateTime_GET_MONTH(v),
+                                PyDateTime_GET_DAY(v));
+    int64_t seconds = (int64_t)days * 86400 + PyDateTime_DATE_GET_HOUR(v) * 3600 +
+                      PyDateTime_DATE_GET_MINUTE(v) * 60 + PyDateTime_DATE_GET_SECOND(v);
+    *out = seconds * 1000000 + PyDateTime_DATE_GET_MICROSECOND(v);
+    return 1;
+}
+
+/* arrow_buffers(values: list, kind, precision, scale) -> (null_count, validity, data) for the
+ * fixed-width kinds, (null_count, validity, offsets, data) for strings and binaries: the
+ * buffers of the Arrow array pyarrow.array(values, type) makes, validity None when no value
+ * is None. None (no error) when a value is not one this kind takes as it is (then
+ * pyarrow.array converts, or refuses, them all): an int64 column's values are exact ints
+ * that fit; a decimal's are Decimal or int values of at most `scale` digits after the point
+ * that fit the precision, without exponent; a timestamp's are naive or UTC datetimes; a
+ * string's are str (UTF-8 encodable), a binary's bytes, and their data at most 2**31 - 2
+ * bytes (what pyarrow puts in one array). */
+static PyObject *arrow_buffers(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 4 || !PyList_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "arrow_buffers(values: list, kind, precision, scale)");
+        return NULL;
+    }
+    long kind = PyLong_AsLong(args[1]), precision = PyLong_AsLong(args[2]),
+         scale = PyLong_AsLong(args[3]);
+    if (PyErr_Occurred()) return NULL;
+    if (kind < BUF_INT64 || kind > BUF_BINARY ||
+        (kind == BUF_DECIMAL128 && (precision < 1 || precision > 38 || scale < 0 ||
+                                    scale > precision))) {
+        PyErr_SetString(PyExc_ValueError, "arrow_buffers: unknown kind, precision or scale");
+        return NULL;
+    }
+    PyObject *values = PyList_AsTuple(args[0]); /* Python code (str of a Decimal) runs */
+    if (values == NULL) return NULL;
+    Py_ssize_t count = PyTuple_GET_SIZE(values), nulls = 0, width = 0, size = 0;
+    PyObject *validity = NULL, *offsets = NULL, *data = NULL, *result = NULL;
+    int variable = kind == BUF_STRING || kind == BUF_BINARY;
+    width = kind == BUF_DECIMAL128 ? 16 : 8;
+    validity = PyBytes_FromStringAndSize(NULL, (count + 7) / 8);
+    if (validity == NULL) goto end;
+    uint8_t *bits = (uint8_t *)PyBytes_AS_STRING(validity);
+    memset(bits, 0, (count + 7) / 8);
+    if (variable) {
+        offsets = PyBytes_FromStringAndSize(NULL, (count + 1) * 4);
+        if (offsets == NULL) goto end;
+        int32_t *at = (int32_t *)PyBytes_AS_STRING(offsets);
+        at[0] = 0;
+        for (Py_ssize_t i = 0; i < count; i++) { /* sizes first, then one copy */
+            PyObject *v = PyTuple_GET_ITEM(values, i);
+            Py_ssize_t n = 0;
+            if (v == Py_None) {
+                nulls++;
+            } else if (kind == BUF_STRING && PyUnicode_CheckExact(v)) {
+                if (PyUnicode_IS_COMPACT_ASCII(v)) {
+                    n = PyUnicode_GET_LENGTH(v);
+                } else if (PyUnicode_AsUTF8AndSize(v, &n) == NULL) {
+                    PyErr_Clear(); /* a lone surrogate: pyarrow reads or refuses it */
+                    goto decline;
+                }
+                bits[i >> 3] |= (uint8_t)(1u << (i & 7));
+            } else if (kind == BUF_BINARY && PyBytes_CheckExact(v)) {
+                n = PyBytes_GET_SIZE(v);
+                bits[i >> 3] |= (uint8_t)(1u << (i & 7));
+            } else {
+                goto decline;
+            }
+            if (n > INT32_MAX - 1 - size) goto decline; /* pyarrow's most: INT32_MAX - 1 */
+            size += n;
+            at[i + 1] = (int32_t)size;
+        }
+        data = PyBytes_FromStringAndSize(NULL, size);
+        if (data == NULL) goto end;
+        char *out = PyBytes_AS_STRING(data);
+        for (Py_ssize_t i = 0; i < count; i++) {
+            PyObject *v = PyTuple_GET_ITEM(values, i);
+            Py_ssize_t n = at[i + 1] - at[i];
+            if (n == 0) continue;
+            const char *from = kind == BUF_BINARY          ? PyBytes_AS_STRING(v)
+                               : PyUnicode_IS_COMPACT_ASCII(v) ? (const char *)PyUnicode_DATA(v)
+                                                             : PyUnicode_AsUTF8(v);
+            memcpy(out + at[i], from, n);
+        }
+    } else {
+        data = PyBytes_FromStringAndSize(NULL, count * width);
+        if (data == NULL) goto end;
+        char *out = PyBytes_AS_STRING(data);
+        memset(out, 0, count * width);
+        for (Py_ssize_t i = 0; i < count; i++) {
+            PyObject *v = PyTuple_GET_ITEM(values, i);
+            if (v == Py_None) {
+                nulls++;
+                continue;
+            }
+            if (kind == BUF_INT64) {
+                if (!PyLong_CheckExact(v)) goto decline;
+                int overflow = 0;
+                long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+                if (x == -1 && PyErr_Occurred()) goto end;
+                if (overflow) goto decline;
+                int64_t y = x;
+                memcpy(out + i * 8, &y, 8);
+            } else if (kind == BUF_TIMESTAMP_US) {
+                int64_t micros;
+                if (!timestamp_micros(v, &micros)) goto decline;
+                memcpy(out + i * 8, &micros, 8);
+            } else {
+                int128 unscaled;
+                int got = decimal_unscaled(v, (int)precision, (int)scale, &unscaled);
+                if (got < 0) goto end;
+                if (got == 0) goto decline;
+                memcpy(out + i * 16, &unscaled, 16); /* native order: Arrow's on this host */
+            }
+            bits[i >> 3] |= (uint8_t)(1u << (i & 7));
+        }
+    }
+    if (nulls == 0) Py_SETREF(validity, Py_NewRef(Py_None));
+    result = variable ? Py_BuildValue("nOOO", nulls, validity, offsets, data)
+                      : Py_BuildValue("nOO", nulls, validity, data);
+    goto end;
+decline:
+    result = Py_NewRef(Py_None);
+end:
+    Py_DECREF(values);
+    Py_XDECREF(validity);
+    Py_XDECREF(offsets);
+    Py_XDECREF(data);
+    return result;
 }
 
 /* ---- module ------------------------------------------------------------------------ */
@@ -1689,6 +1965,11 @@ static PyMethodDef methods[] = {
     {"columns_of", (PyCFunction)(void (*)(void))columns_of, METH_FASTCALL,
      "columns_of(rows, names) -> [[row.get(name) for row in rows] for name in names], or None "
      "when a row is not a dict"},
+    {"attributes_of", (PyCFunction)(void (*)(void))attributes_of, METH_FASTCALL,
+     "attributes_of(objects, names) -> [[getattr(o, name) for o in objects] for name in names]"},
+    {"arrow_buffers", (PyCFunction)(void (*)(void))arrow_buffers, METH_FASTCALL,
+     "arrow_buffers(values, kind, precision, scale) -> (null_count, validity, [offsets,] data) "
+     "of the Arrow array of values, or None when pyarrow must convert them"},
     {"packed_redo_position", (PyCFunction)(void (*)(void))packed_redo_position, METH_FASTCALL,
      "packed_redo_position(rs_id, ssn) -> int, or None when the reference must read it"},
     {"jsonl_lines", (PyCFunction)(void (*)(void))jsonl_lines, METH_FASTCALL,

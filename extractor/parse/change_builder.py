@@ -26,6 +26,7 @@ import logging
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Literal
 
 from extractor.change_record import ChangeRecord, Operation
@@ -598,6 +599,7 @@ def _quarantine(row: LogMinerRow, reason: str) -> QuarantinedChange:
     return QuarantinedChange.from_logminer_row(row, reason)
 
 
+@lru_cache(maxsize=64)  # LogMiner's COMMIT_TIMESTAMP has whole seconds: most commits repeat one
 def commit_time(text: str | None) -> datetime | None:
     """COMMIT_TIMESTAMP text (ISO 8601; no offset means UTC) as an aware UTC datetime."""
     if not text:

@@ -35,6 +35,8 @@ FUNCTIONS = (
     "parse_typed",
     "packed_redo_position",
     "columns_of",
+    "attributes_of",
+    "arrow_buffers",
     "jsonl_lines",
 )
 
