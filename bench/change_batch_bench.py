@@ -4,7 +4,7 @@ pyarrow's conversion of Python values, on the same records in one run.
     .venv/bin/python bench/change_batch_bench.py [--rows 200000] [--repeat 5]
 
 Builds ``change_batch`` over the records of ``land_bench.py`` (a 10-column table, every
-change an update carrying 5 columns: 3 decimals, a string, a timestamp, a double) and over
+change an update carrying 5 columns: 2 decimals, a string, a timestamp, a double) and over
 the same records as full images (every column), with the extension (``columns_of``,
 ``attributes_of``, ``arrow_buffers``) and with the pure-Python reading
 (``implementation.pure_python()``: list comprehensions and ``pyarrow.array`` per column),

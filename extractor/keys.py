@@ -16,6 +16,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 from extractor.dictionary import ColumnDef, TableDef
 from extractor.errors import UnsupportedTypeError
 from extractor.spark_types import spark_type
@@ -27,12 +30,35 @@ ROW_ID_KEY = "_row_id"
 _UNLOGGED_TYPES = ("CLOB", "NCLOB", "BLOB", "LONG", "LONG RAW", "XMLTYPE")
 
 
+# Answers kept by table (a TableDef is frozen), under the table's id: the change builder asks
+# them for every change row, and each reads every column's type.
+_KEYED_BY_PRIMARY_KEY: dict[int, tuple[TableDef, bool]] = {}
+_LOGGED_COLUMNS: dict[int, tuple[TableDef, frozenset[str]]] = {}
+_CACHED_TABLES = 4096
+T = TypeVar("T")
+
+
+def _kept(cache: dict[int, tuple[TableDef, T]], table: TableDef, answer: Callable[[], T]) -> T:
+    kept = cache.get(id(table))
+    if kept is not None and kept[0] is table:
+        return kept[1]
+    value = answer()
+    if len(cache) >= _CACHED_TABLES:
+        cache.clear()
+    cache[id(table)] = (table, value)
+    return value
+
+
 def keyed_by_primary_key(table: TableDef) -> bool:
-    return (
-        not table.keyed_by_rowid
-        and bool(table.primary_key)
-        and table.supplemental_logging == "ALL"
-        and not any(c.data_type.upper() in _UNLOGGED_TYPES for c in table.columns)
+    return _kept(
+        _KEYED_BY_PRIMARY_KEY,
+        table,
+        lambda: (
+            not table.keyed_by_rowid
+            and bool(table.primary_key)
+            and table.supplemental_logging == "ALL"
+            and not any(c.data_type.upper() in _UNLOGGED_TYPES for c in table.columns)
+        ),
     )
 
 
@@ -41,7 +67,9 @@ def logged_columns(table: TableDef) -> frozenset[str]:
     UPDATE's image, and an UPDATE's WHERE holds the old value of each of them it changes. All
     but LOB and LONG columns and those of types not replicated (object types, BFILE,
     ANYDATA: Oracle leaves ADTs out too, and none of them lands)."""
-    return frozenset(c.name for c in table.columns if _logged(c))
+    return _kept(
+        _LOGGED_COLUMNS, table, lambda: frozenset(c.name for c in table.columns if _logged(c))
+    )
 
 
 def _logged(column: ColumnDef) -> bool:

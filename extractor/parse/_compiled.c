@@ -1561,6 +1561,20 @@ static PyObject *none_list(Py_ssize_t count) {
     return list;
 }
 
+/* `width` lists of `count` Nones each (columns being filled). */
+static PyObject *none_columns(Py_ssize_t width, Py_ssize_t count) {
+    PyObject *columns = none_list(width);
+    if (columns == NULL) return NULL;
+    for (Py_ssize_t k = 0; k < width; k++) {
+        PyObject *column = none_list(count);
+        if (column == NULL || PyList_SetItem(columns, k, column) < 0) {
+            Py_DECREF(columns);
+            return NULL;
+        }
+    }
+    return columns;
+}
+
 /* columns_of(rows: list, names: tuple) -> one list per name: [row.get(name) for row in rows]
  * (None where a row lacks the name), in one pass over the rows; None when a row is not
  * exactly a dict (the caller then reads the rows itself). */
@@ -1579,13 +1593,8 @@ static PyObject *columns_of(PyObject *self, PyObject *const *args, Py_ssize_t na
             Py_RETURN_NONE;
         }
     }
-    columns = PyList_New(width);
+    columns = none_columns(width, count);
     if (columns == NULL) goto error;
-    for (Py_ssize_t k = 0; k < width; k++) {
-        PyObject *column = none_list(count);
-        if (column == NULL) goto error;
-        PyList_SET_ITEM(columns, k, column);
-    }
     for (Py_ssize_t i = 0; i < count; i++) {
         PyObject *row = PyTuple_GET_ITEM(rows, i); /* the tuple holds it */
         for (Py_ssize_t k = 0; k < width; k++) {
@@ -1616,13 +1625,8 @@ static PyObject *attributes_of(PyObject *self, PyObject *const *args, Py_ssize_t
     PyObject *objects = PyList_AsTuple(args[0]), *names = args[1], *columns = NULL;
     if (objects == NULL) return NULL;
     Py_ssize_t count = PyTuple_GET_SIZE(objects), width = PyTuple_GET_SIZE(names);
-    columns = PyList_New(width);
+    columns = none_columns(width, count);
     if (columns == NULL) goto error;
-    for (Py_ssize_t k = 0; k < width; k++) {
-        PyObject *column = none_list(count);
-        if (column == NULL) goto error;
-        PyList_SET_ITEM(columns, k, column);
-    }
     for (Py_ssize_t i = 0; i < count; i++) {
         PyObject *object = PyTuple_GET_ITEM(objects, i);
         for (Py_ssize_t k = 0; k < width; k++) {

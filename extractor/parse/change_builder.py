@@ -499,7 +499,8 @@ class ChangeBuilder:
             image = dict.fromkeys(table.column_names)  # missing columns are NULL, as in Oracle
             image.update(new)
             return [_change_record(info, row, owner, name, "c", image, True, row_id)]
-        if keyed_by_primary_key(table) and not all(k in old for k in table.primary_key):
+        keyed = keyed_by_primary_key(table)
+        if keyed and not all(k in old for k in table.primary_key):
             missing = ", ".join(k for k in table.primary_key if k not in old)
             raise _LowerLoggingError(
                 f"the change carries no value of primary-key column(s) {missing}, which "
@@ -511,7 +512,7 @@ class ChangeBuilder:
         image = {**old, **new}
         full = image.keys() >= columns
         update = _change_record(info, row, owner, name, "u", image, full, row_id)
-        if keyed_by_primary_key(table) and _key_changed(table, old, new):
+        if keyed and _key_changed(table, old, new):
             if not image.keys() >= logged_columns(table):
                 raise _LowerLoggingError(
                     "the change moves the row to another primary key without all its "

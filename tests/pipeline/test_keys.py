@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from extractor.dictionary import ColumnDef, TableDef
-from extractor.keys import consolidation_key, logged_columns
+from extractor.keys import consolidation_key, keyed_by_primary_key, logged_columns
 
 ID = ColumnDef("ID", 1, "NUMBER", data_precision=10, data_scale=0, nullable=False)
 NAME = ColumnDef("NAME", 2, "VARCHAR2", data_length=20)
@@ -34,3 +34,12 @@ def test_the_logged_columns_leave_out_lobs_and_types_not_replicated() -> None:
     scan = ColumnDef("SCAN", 5, "BFILE")
     table = TableDef("HR", "T", (ID, NAME, NOTES, shape, scan), ("ID",), "ALL")
     assert logged_columns(table) == {"ID", "NAME"}
+
+
+def test_tables_asked_in_turn_each_get_their_own_answer() -> None:
+    """The answer is kept per table object: equal names, other definitions, other answers."""
+    by_key = TableDef("HR", "T", (ID, NAME), ("ID",), "ALL")
+    by_rowid = TableDef("HR", "T", (ID, NOTES), ("ID",), "ALL")
+    for _ in range(2):
+        assert keyed_by_primary_key(by_key)
+        assert not keyed_by_primary_key(by_rowid)
