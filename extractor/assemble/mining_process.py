@@ -197,8 +197,8 @@ class MiningProcess:
         return self._objects.get(object_id)
 
     def start(self) -> None:
-        """Start the mining process now: it opens its source and warms it (a replay bundle's
-        index, an Oracle connection) while this process does other work."""
+        """Start the mining process now: it opens its source and warms it (an Oracle
+        connection; a replay bundle reads its last line) while this process does other work."""
         if self._process is None:
             self._spawn()
 
@@ -603,7 +603,7 @@ def _serve_started(
     miner = WindowMiner(source, start.mining, start.memory_budget_bytes, spill_dir)
     named = _NamedObjects(source)
     try:
-        source.minable_scn()  # warm up: a bundle's index, the connection
+        source.minable_scn()  # warm up: the connection (a bundle: its last line)
     except Exception as error:
         LOG.debug("warming the source up failed: %s", error)
     try:

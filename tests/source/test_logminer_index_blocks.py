@@ -199,8 +199,11 @@ def test_rows_out_of_scn_order_name_their_line_across_blocks(
         lines = [_line(10 + scn) for scn in range(12)]
         lines[position] = _line(5)
         bundle = _write(tmp_path / str(position), lines, None)
-        with pytest.raises(BundleError, match=rf"logminer.jsonl:{position + 1}: .*SCN order"):
-            ReplaySource(bundle).current_scn()
+        with (
+            pytest.raises(BundleError, match=rf"logminer.jsonl:{position + 1}: .*SCN order"),
+            ReplaySource(bundle).mine(1, 100, []) as rows,
+        ):
+            list(rows)
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -284,7 +287,8 @@ def test_a_growing_file_is_indexed_as_if_read_at_once(
     block_bytes: int,
 ) -> None:
     """Written in pieces cut anywhere (after a line's "}" and before its newline too), read
-    after each piece: the index is the one a new source builds from the whole file."""
+    after each piece: the current SCN is the one a source that indexes the piece whole
+    reads, and the index is the one a new source builds from the whole file."""
     lines = sorted(lines, key=lambda line: json.loads(line)["SCN"] if line.strip() else 0)
     data = b"".join(line + b"\n" for line in lines)
     bundle = _write(tmp_path_factory.mktemp("bundle"), [], None)
@@ -295,15 +299,104 @@ def test_a_growing_file_is_indexed_as_if_read_at_once(
         growing = ReplaySource(bundle)
         for cut in [*sorted(c % (len(data) + 1) for c in cuts), len(data)]:
             path.write_bytes(data[:cut])
-            growing.current_scn()
+            assert growing.current_scn() == _loaded(ReplaySource(bundle)).current_scn()
+            growing._load_logminer()
         assert _state(growing) == _state(_loaded(ReplaySource(bundle)))
     finally:
         logminer_file._BLOCK_BYTES = saved
 
 
 def _loaded(source: ReplaySource) -> ReplaySource:
-    source.current_scn()
+    """The source with its whole file indexed (current_scn alone reads the last line)."""
+    source._load_logminer()
     return source
+
+
+_Call = tuple[str, int, int]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    rows=st.lists(
+        st.tuples(
+            st.integers(0, 2),
+            st.sampled_from(["1.1.1", "2.2.2", "3.3.3"]),
+            st.sampled_from([1, 7, 36]),
+        ),
+        min_size=8,
+        max_size=40,
+    ),
+    calls=st.lists(
+        st.tuples(
+            st.sampled_from(["current_scn", "open_transactions", "mine", "grow"]),
+            st.integers(9, 60),  # the rows' SCNs: 10 to 90, most below 60
+            st.integers(0, 12),
+        ),
+        min_size=1,
+        max_size=12,
+    ),
+    block_bytes=st.sampled_from([64, 300, 1 << 20]),
+)
+def test_an_index_built_as_far_as_each_call_needs_answers_as_a_whole_one(
+    tmp_path_factory: pytest.TempPathFactory,
+    rows: list[tuple[int, str, int]],
+    calls: list[_Call],
+    block_bytes: int,
+) -> None:
+    """ReplaySource indexes logminer.jsonl only as far as a call needs it (a window up to its
+    end, open transactions up to their SCN; the current SCN from the last line). Every answer,
+    on a file that also grows between calls, is the one of a source that indexed the whole
+    file first."""
+    lines, scn = [], 10
+    for step, xid, code in rows:  # in SCN order, several rows on one SCN too
+        scn += step
+        lines.append(_line(scn, xid, code))
+    bundle = _write(tmp_path_factory.mktemp("bundle"), [], None)
+    path = bundle / fmt.LOGMINER_FILE
+    written = len(lines) * 2 // 3
+    path.write_bytes(b"".join(line + b"\n" for line in lines[:written]))
+    saved = logminer_file._BLOCK_BYTES
+    logminer_file._BLOCK_BYTES = block_bytes
+    try:
+        lazy = ReplaySource(bundle)
+        for call, scn_at, width in calls:
+            whole = _loaded(ReplaySource(bundle))
+            if call == "grow":
+                more = lines[written : written + width]
+                with path.open("ab") as out:
+                    out.write(b"".join(line + b"\n" for line in more))
+                written += len(more)
+            elif call == "current_scn":
+                assert lazy.current_scn() == whole.current_scn()
+            elif call == "open_transactions":
+                assert lazy.open_transaction_start_scn(scn_at) == whole.open_transaction_start_scn(
+                    scn_at
+                )
+            else:
+                with lazy.mine(scn_at, scn_at + width, []) as got:
+                    mined = [(row.scn, row.xid, row.operation_code) for row in got]
+                with whole.mine(scn_at, scn_at + width, []) as expected:
+                    assert mined == [(row.scn, row.xid, row.operation_code) for row in expected]
+        assert _state(_loaded(lazy)) == _state(_loaded(ReplaySource(bundle)))
+    finally:
+        logminer_file._BLOCK_BYTES = saved
+
+
+def test_the_current_scn_reads_the_last_line_not_the_whole_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The laziness the test above allows is there: a bundle's current SCN and its first
+    window index a few blocks, not the file."""
+    bundle = _write(tmp_path, [_line(scn, code=6) for scn in range(1, 2001)], None)
+    monkeypatch.setattr(logminer_file, "_BLOCK_BYTES", 4096)
+    source = ReplaySource(bundle)
+    assert source.current_scn() == 2000
+    assert len(source._scns) == 0
+    with source.mine(1, 10, []) as rows:
+        assert [row.scn for row in rows] == list(range(1, 11))
+    assert 10 < len(source._scns) < 200
+    assert source.open_transaction_start_scn(500) == 1  # "1.2.3" starts and never ends
+    assert 500 < len(source._scns) < 700
 
 
 def test_a_line_read_before_its_newline_keeps_later_line_numbers(tmp_path: Path) -> None:
@@ -314,3 +407,12 @@ def test_a_line_read_before_its_newline_keeps_later_line_numbers(tmp_path: Path)
         out.write(b"\r\n" + _line(1) + b"\n")
     with pytest.raises(BundleError, match=r"logminer.jsonl:3: rows are not in SCN order"):
         source.current_scn()
+
+
+def test_a_last_line_longer_than_the_bytes_read_at_the_end_is_indexed(tmp_path: Path) -> None:
+    long_line = _line(7, SQL_REDO="x" * (3 * logminer_file._TAIL_BYTES))
+    bundle = _write(tmp_path, [_line(5), long_line], None)
+    assert logminer_file.last_line_scn(bundle, 0) is None
+    source = ReplaySource(bundle)
+    assert source.current_scn() == 7
+    assert list(source._scns) == [5, 7]

@@ -6,12 +6,14 @@ a production capture; those are ignored, but a known column in the wrong case is
 last line without its newline that is not valid JSON is taken as being written right now and
 left for the next read; any other malformed line is a BundleError naming the file and line.
 Files are read in blocks: memory does not grow with the file. The SCN index of the file
-(``iter_logminer_index``, ``logminer_index_blocks``) decodes three fields a line.
+(``iter_logminer_index``, ``logminer_index_blocks``) decodes three fields a line;
+``last_line_scn`` reads the last line's SCN from the file's end.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -272,6 +274,32 @@ def _index_fields(raw_line: bytes) -> _IndexFields | None:
         return _INDEX_DECODER.decode(raw_line)
     except (msgspec.DecodeError, UnicodeDecodeError):  # ValidationError is a DecodeError
         return None
+
+
+# How much of the file's end is read for its last line (a longer line: the file is indexed).
+_TAIL_BYTES = 1 << 16
+
+
+def last_line_scn(bundle: Path, indexed_to: int) -> int | None:
+    """The SCN of the file's last line, read from the file's end, when that line starts at or
+    after ``indexed_to``, ends with its newline, is not blank and its index fields decode as
+    :func:`iter_logminer_index` decodes them; None otherwise (the caller indexes the file)."""
+    path = _logminer_path(bundle)
+    with path.open("rb") as handle:
+        size = handle.seek(0, os.SEEK_END)
+        start = max(indexed_to, size - _TAIL_BYTES)
+        if size <= start:
+            return None
+        handle.seek(start)
+        tail = handle.read(size - start)
+    if not tail.endswith(b"\n"):
+        return None
+    line_start = tail.rfind(b"\n", 0, len(tail) - 1) + 1
+    if line_start == 0 and start > indexed_to:  # the line may begin before the bytes read
+        return None
+    line = tail[line_start:-1]
+    fields = _index_fields(line) if line.strip() else None
+    return None if fields is None else fields.SCN
 
 
 _INCOMPLETE = object()

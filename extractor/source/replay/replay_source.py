@@ -2,8 +2,12 @@
 
 A bundle may grow between calls (lines appended to ``logminer.jsonl``, new snapshot files,
 a rewritten ``dictionary.json`` or ``logs.json``): every call sees the files as they are
-then. ``logminer.jsonl`` is read incrementally from where the last read stopped (re-read from
-the start if the file shrank).
+then. ``logminer.jsonl`` is indexed incrementally from where the last read stopped (re-read
+from the start if the file shrank), and only as far as a call needs: a window up to its end
+SCN, the open transactions up to their SCN. ``current_scn`` reads the file's last line (rows
+are in SCN order). So a large bundle's index is not built whole before the first window, in
+the extracting process and again in the mining process, and a line's error (out of SCN order,
+not JSON) is found when the index reaches it.
 
 Snapshots: a bundle holds one snapshot per table at the SCN on its first line, so
 ``snapshot_point`` gives each table that SCN (``SnapshotPoint.table_scns``; tables asked for
@@ -94,10 +98,10 @@ class ReplaySource:
 
     def current_scn(self) -> int:
         self._header = fmt.read_header(self._path)
-        self._load_logminer()
         candidates = [self._header.current_scn or 0]
-        if self._scns:
-            candidates.append(self._scns[-1])
+        last_scn = self._last_scn()
+        if last_scn is not None:
+            candidates.append(last_scn)
         for owner, name in fmt.snapshot_tables(self._path):
             snapshot = self._snapshot(self._lookup(owner, name, missing_ok=True))
             if snapshot is not None:
@@ -148,7 +152,6 @@ class ReplaySource:
     def snapshot_point(self, tables: Sequence[TableDef]) -> SnapshotPoint:
         """Each table at the SCN of its own snapshot file (log-only: just below the log);
         mining starts where the handover of the lowest of them needs it."""
-        self._load_logminer()
         table_scns = {t.qualified_name: self._point_scn(t) for t in tables}
         if not table_scns:
             scn = self.current_scn()
@@ -165,7 +168,7 @@ class ReplaySource:
         return scn + 1 if oldest_open is None else oldest_open
 
     def open_transaction_start_scn(self, at_scn: int) -> int | None:
-        self._load_logminer()
+        self._load_logminer(through_scn=at_scn)  # an end past at_scn leaves it open there
         ended = self._end_scn
         open_starts = [
             scn
@@ -206,7 +209,7 @@ class ReplaySource:
         self, start_scn: int, end_scn: int, tables: Sequence[TableDef]
     ) -> Iterator[Iterator[LogMinerRow]]:
         self._window_logs = self._check_logs(start_scn, end_scn)
-        self._load_logminer()
+        self._load_logminer(through_scn=end_scn)
         low = bisect.bisect_left(self._scns, start_scn)
         high = bisect.bisect_right(self._scns, end_scn)
         owners = {t.owner for t in tables}
@@ -245,6 +248,7 @@ class ReplaySource:
         snapshot = self._snapshot(table)
         if snapshot is not None:
             return snapshot.scn
+        self._load_logminer(through_scn=-1)  # the first row: a log-only table starts below it
         return (self._scns[0] - 1) if self._scns else self._header.current_scn or 0
 
     def _snapshot(self, table: TableDef | None) -> fmt.SnapshotFile | None:
@@ -264,11 +268,33 @@ class ReplaySource:
     def _reload_dictionary(self) -> None:
         self._tables = {(t.owner, t.name): t for t in fmt.read_dictionary(self._path)}
 
-    def _load_logminer(self) -> None:
+    def _last_scn(self) -> int | None:
+        """The SCN of the file's last row. Rows are in SCN order: it is the last line's,
+        read from the file's end when that line is not indexed yet and reads plainly. Else,
+        and when it is below an indexed SCN (the index then names the line out of order),
+        the whole file is indexed."""
+        if self._file_size > self._size_now():
+            self._reset_index()  # rewritten, not appended: start over
+        last_line = logminer_file.last_line_scn(self._path, self._offset)
+        if last_line is None or (self._scns and last_line < self._scns[-1]):
+            self._load_logminer()
+            return self._scns[-1] if self._scns else None
+        return last_line
+
+    def _size_now(self) -> int:
         path = self._path / fmt.LOGMINER_FILE
-        size = path.stat().st_size if path.exists() else 0
+        return path.stat().st_size if path.exists() else 0
+
+    def _load_logminer(self, through_scn: int | None = None) -> None:
+        """Index the lines not indexed yet: all of them, or (``through_scn``) at least every
+        line up to that SCN, in whole blocks."""
+        path = self._path / fmt.LOGMINER_FILE
+        size = self._size_now()
         if size < self._file_size:  # rewritten, not appended: start over
             self._reset_index()
+        self._file_size = size
+        if through_scn is not None and self._scns and self._scns[-1] > through_scn:
+            return
         self._skip_newline_of_a_line_read_without_it(path)
         for block in logminer_file.logminer_index_blocks(self._path, self._offset, self._next_line):
             scns = block.scns
@@ -287,7 +313,8 @@ class ReplaySource:
                 if code in TRANSACTION_END_CODES:
                     end_scn.setdefault(xid, scn)
             self._offset, self._next_line = block.ends[-1], block.numbers[-1] + 1
-        self._file_size = size
+            if through_scn is not None and scns[-1] > through_scn:
+                break
 
     def _skip_newline_of_a_line_read_without_it(self, path: Path) -> None:
         """A last line indexed before its newline was written (it decoded whole) ends at
