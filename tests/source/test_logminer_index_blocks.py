@@ -416,3 +416,67 @@ def test_a_last_line_longer_than_the_bytes_read_at_the_end_is_indexed(tmp_path: 
     source = ReplaySource(bundle)
     assert source.current_scn() == 7
     assert list(source._scns) == [5, 7]
+
+
+def _blocks_of_two_lines(lines: list[bytes]) -> int:
+    """A block size that puts two lines of ``lines`` (all of one length) in each block."""
+    assert len({len(line) for line in lines}) == 1
+    return 2 * (len(lines[0]) + 1)
+
+
+def test_rows_of_a_window_end_scn_split_across_blocks_are_all_mined(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SCN 11 has a row in each of two blocks: the window ending at 11 reads both, whether
+    the index stopped after the first block before (open transactions at 10) or not."""
+    lines = [_line(scn, "1.2.3", 7) for scn in (10, 11, 11, 12, 13, 14)]
+    monkeypatch.setattr(logminer_file, "_BLOCK_BYTES", _blocks_of_two_lines(lines))
+    bundle = _write(tmp_path, lines, None)
+    for first_indexed_through in (None, 10):
+        source = ReplaySource(bundle)
+        if first_indexed_through is not None:
+            source.open_transaction_start_scn(first_indexed_through)
+            assert list(source._scns) == [10, 11]  # one block: the laziness is there
+        with source.mine(10, 11, []) as rows:
+            assert [row.scn for row in rows] == [10, 11, 11]
+        with source.mine(11, 11, []) as rows:
+            assert [row.scn for row in rows] == [11, 11]
+
+
+def test_a_last_line_out_of_scn_order_fails_the_window_that_reaches_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The current SCN is the last line's (25); its line is out of order only against rows
+    the index has not reached: the window up to 25 indexes to the end and fails."""
+    lines = [_line(scn, "1.2.3", 7) for scn in (10, 20, 30, 40, 25)]
+    monkeypatch.setattr(logminer_file, "_BLOCK_BYTES", _blocks_of_two_lines(lines))
+    bundle = _write(tmp_path, lines, None)
+    extracting, mining = ReplaySource(bundle), ReplaySource(bundle)
+    assert extracting.snapshot_point([]).scn == 25
+    for source, end in ((mining, 25), (ReplaySource(bundle), 30)):
+        with (
+            pytest.raises(BundleError, match=r"logminer.jsonl:5: rows are not in SCN order"),
+            source.mine(10, end, []) as rows,
+        ):
+            list(rows)
+
+
+def test_a_file_rewritten_smaller_after_its_growth_was_seen_is_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The size current_scn saw counts: a rewrite smaller than it, though larger than what
+    was indexed, starts the index over."""
+    first = [_line(scn, "1.2.3", 7) for scn in range(100, 104)]
+    monkeypatch.setattr(logminer_file, "_BLOCK_BYTES", _blocks_of_two_lines(first))
+    bundle = _write(tmp_path, first, None)
+    path = bundle / fmt.LOGMINER_FILE
+    source = ReplaySource(bundle)
+    with source.mine(100, 100, []) as rows:
+        assert [row.scn for row in rows] == [100]
+    with path.open("ab") as out:
+        out.write(b"".join(_line(scn, "1.2.3", 7) + b"\n" for scn in range(104, 108)))
+    assert source.current_scn() == 107
+    path.write_bytes(b"".join(_line(scn, "1.2.3", 7) + b"\n" for scn in range(200, 206)))
+    with source.mine(200, 205, []) as rows:
+        assert [row.scn for row in rows] == list(range(200, 206))
+    assert source.open_transaction_start_scn(205) is None

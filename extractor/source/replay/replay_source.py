@@ -209,7 +209,11 @@ class ReplaySource:
         self, start_scn: int, end_scn: int, tables: Sequence[TableDef]
     ) -> Iterator[Iterator[LogMinerRow]]:
         self._window_logs = self._check_logs(start_scn, end_scn)
-        self._load_logminer(through_scn=end_scn)
+        # A window that reaches the last line's SCN (the current SCN is read from it) indexes
+        # to the end of the file, so a last line out of SCN order is found, not mined past.
+        last_scn = logminer_file.last_line_scn(self._path, self._offset)
+        whole = last_scn is not None and last_scn <= end_scn
+        self._load_logminer(through_scn=None if whole else end_scn)
         low = bisect.bisect_left(self._scns, start_scn)
         high = bisect.bisect_right(self._scns, end_scn)
         owners = {t.owner for t in tables}
@@ -273,26 +277,27 @@ class ReplaySource:
         read from the file's end when that line is not indexed yet and reads plainly. Else,
         and when it is below an indexed SCN (the index then names the line out of order),
         the whole file is indexed."""
-        if self._file_size > self._size_now():
-            self._reset_index()  # rewritten, not appended: start over
+        self._follow_file()
         last_line = logminer_file.last_line_scn(self._path, self._offset)
         if last_line is None or (self._scns and last_line < self._scns[-1]):
             self._load_logminer()
             return self._scns[-1] if self._scns else None
         return last_line
 
-    def _size_now(self) -> int:
+    def _follow_file(self) -> None:
+        """Start the index over when ``logminer.jsonl`` is smaller than when last seen (it
+        was rewritten, not appended to)."""
         path = self._path / fmt.LOGMINER_FILE
-        return path.stat().st_size if path.exists() else 0
+        size = path.stat().st_size if path.exists() else 0
+        if size < self._file_size:
+            self._reset_index()
+        self._file_size = size
 
     def _load_logminer(self, through_scn: int | None = None) -> None:
         """Index the lines not indexed yet: all of them, or (``through_scn``) at least every
         line up to that SCN, in whole blocks."""
         path = self._path / fmt.LOGMINER_FILE
-        size = self._size_now()
-        if size < self._file_size:  # rewritten, not appended: start over
-            self._reset_index()
-        self._file_size = size
+        self._follow_file()
         if through_scn is not None and self._scns and self._scns[-1] > through_scn:
             return
         self._skip_newline_of_a_line_read_without_it(path)
