@@ -211,6 +211,7 @@ class ReplaySource:
         self._window_logs = self._check_logs(start_scn, end_scn)
         # A window that reaches the last line's SCN (the current SCN is read from it) indexes
         # to the end of the file, so a last line out of SCN order is found, not mined past.
+        self._follow_file()
         last_scn = logminer_file.last_line_scn(self._path, self._offset)
         whole = last_scn is not None and last_scn <= end_scn
         self._load_logminer(through_scn=None if whole else end_scn)
