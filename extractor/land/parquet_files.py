@@ -26,7 +26,7 @@ import logging
 import re
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,8 +83,12 @@ class TableStorage:
 class ParquetFileWriter:
     """Writes landing batches as Parquet files into the storage of Spark tables."""
 
-    def __init__(self, spark: Any) -> None:
+    def __init__(self, spark: Any, location_of: Callable[[str], str | None] | None = None) -> None:
+        """``location_of``: a table's location (as ``DESCRIBE TABLE EXTENDED`` prints it)
+        by its quoted, qualified name, when the caller already has it; else
+        ``session_catalog.table_location`` asks the catalog."""
         self._spark = spark
+        self._location_of = location_of or self._catalog_location
         self._storage: dict[str, TableStorage | None] = {}
         self._stale: set[str] | None = None  # inside refreshes_deferred: landed, not refreshed
 
@@ -162,10 +166,6 @@ class ParquetFileWriter:
         self._storage[name] = storage
         return storage
 
-    def forget(self, name: str) -> None:
-        """Look the table's storage up again next time (after it was dropped or moved)."""
-        self._storage.pop(name, None)
-
     def _reachable_storage(self, name: str) -> TableStorage | None:
         location = self._location(name)
         if location is None:
@@ -186,6 +186,9 @@ class ParquetFileWriter:
         return storage
 
     def _location(self, name: str) -> str | None:
+        return self._location_of(name)
+
+    def _catalog_location(self, name: str) -> str | None:
         return session_catalog.table_location(self._spark, *split_qualified(name))
 
 

@@ -38,6 +38,7 @@ from extractor.land.audit_records import (
     SchemaChange,
 )
 from extractor.land.parquet_files import ParquetFileWriter
+from extractor.land.session_catalog import TableFacts
 from extractor.land.spark_sql import (
     Columns,
     checked_name,
@@ -67,8 +68,10 @@ class StagingWriter:
             raise ValueError(f"landing must be one of {LANDING_MODES}, not {landing!r}")
         self._spark = spark
         self._schema = checked_name("schema", schema)
-        self._columns: dict[str, Columns] = {}
-        self._files = ParquetFileWriter(spark) if landing == "auto" else None
+        # Each table's columns and location, read once per table and process (and again
+        # when it needs a column it lacks); the location only when landing "auto" uses it.
+        self._facts: dict[str, TableFacts] = {}
+        self._files = ParquetFileWriter(spark, self._location) if landing == "auto" else None
         spark.sql(f"CREATE DATABASE IF NOT EXISTS {quote_identifier(self._schema)}")
 
     @property
@@ -184,33 +187,33 @@ class StagingWriter:
     def _ensured(self, name: str, wanted: Columns, *, source: str) -> Columns:
         """Table ``name`` with at least ``wanted``; looked up once per table and process,
         and again when ``wanted`` names a column or type it did not have."""
-        cached = self._columns.get(name)
-        if cached is not None and _normalized(wanted) <= _normalized(cached):
-            return cached
-        columns = self._ensure(name, wanted, source=source)
-        self._columns[name] = columns
-        return columns
+        cached = self._facts.get(name)
+        if cached is not None and _normalized(wanted) <= _normalized(cached.columns):
+            return cached.columns
+        facts = self._ensure(name, wanted, source=source)
+        self._facts[name] = facts
+        return facts.columns
 
-    def _ensure(self, name: str, wanted: Columns, *, source: str) -> Columns:
-        existing = self._existing_columns(name)
+    def _ensure(self, name: str, wanted: Columns, *, source: str) -> TableFacts:
+        existing = self._existing(name)
         if existing is None:
             column_ddl = ", ".join(f"{quote_identifier(c)} {t}" for c, t in wanted)
             self._spark.sql(f"CREATE TABLE IF NOT EXISTS {name} ({column_ddl}) USING PARQUET")
             LOG.info("created staging table %s for %s", name, source)
-            existing = self._existing_columns(name)
+            existing = self._existing(name)
             if existing is None:
                 raise LandingError(
                     f"staging table {name} is missing right after it was created",
                     fix="check that the session's current catalog is the one that holds it",
                 )
-        _check_types(name, existing, wanted)
-        known = {column for column, _ in existing}
+        _check_types(name, existing.columns, wanted)
+        known = {column for column, _ in existing.columns}
         missing = [(c, t) for c, t in wanted if c not in known]
         if missing:
             added = ", ".join(f"{quote_identifier(c)} {t}" for c, t in missing)
             self._spark.sql(f"ALTER TABLE {name} ADD COLUMNS ({added})")
             LOG.info("staging table %s gained columns %s", name, [c for c, _ in missing])
-            existing = existing + tuple(missing)
+            existing = existing._replace(columns=existing.columns + tuple(missing))
         return existing
 
     def _insert(self, name: str, columns: Columns, data: pa.Table) -> int:
@@ -239,9 +242,21 @@ class StagingWriter:
     def _table_names(self) -> list[str]:
         return [str(t.name) for t in self._spark.catalog.listTables(self._schema)]
 
-    def _existing_columns(self, name: str) -> Columns | None:
-        """The table's columns, or None when it does not exist."""
-        return session_catalog.table_columns(self._spark, *split_qualified(name))
+    def _existing(self, name: str) -> TableFacts | None:
+        """The table's columns and, when Parquet files may land in it, its location; None
+        when it does not exist."""
+        if self._files is not None:
+            return session_catalog.table_facts(self._spark, *split_qualified(name))
+        columns = session_catalog.table_columns(self._spark, *split_qualified(name))
+        return None if columns is None else TableFacts(columns, None)
+
+    def _location(self, name: str) -> str | None:
+        """Where table ``name``'s files are (``ParquetFileWriter``), as last read with its
+        columns, else read now."""
+        facts = self._facts.get(name)
+        if facts is not None:
+            return facts.location
+        return session_catalog.table_location(self._spark, *split_qualified(name))
 
 
 def checked_name_or_none(name: str) -> str | None:

@@ -16,6 +16,7 @@ import pyarrow as pa
 from extractor.config import OracdcConfig
 from extractor.dictionary import TableDef
 from extractor.land.audit_records import ERRORS_TABLE
+from extractor.land.session_catalog import TableFacts
 from extractor.land.spark_sql import Columns, qualified_table
 from extractor.land.staging_writer import StagingWriter, _in_table_order
 from extractor.pipeline.extractor import Extractor, open_extractor
@@ -29,7 +30,7 @@ class MemoryStagingWriter(StagingWriter):
 
     def __init__(self, schema: str) -> None:  # no Spark session
         self._schema = schema
-        self._columns: dict[str, Columns] = {}
+        self._facts: dict[str, TableFacts] = {}
         self._files = None  # no table storage: nothing to refresh
         self._table_columns: dict[str, Columns] = {}
         self._batches: dict[str, list[pa.Table]] = {}
@@ -75,12 +76,12 @@ class MemoryStagingWriter(StagingWriter):
         ]
         return max(scns, default=None)
 
-    def _ensure(self, name: str, wanted: Columns, *, source: str) -> Columns:
+    def _ensure(self, name: str, wanted: Columns, *, source: str) -> TableFacts:
         existing = self._table_columns.get(name, ())
         known = {column for column, _ in existing}
         columns = existing + tuple((c, t) for c, t in wanted if c not in known)
         self._table_columns[name] = columns
-        return columns
+        return TableFacts(columns, None)
 
     def _insert(self, name: str, columns: Columns, data: pa.Table) -> int:
         if data.num_rows == 0:
@@ -94,8 +95,9 @@ class MemoryStagingWriter(StagingWriter):
     def _table_names(self) -> list[str]:
         return [name.split(".")[1].strip("`") for name in self._table_columns]
 
-    def _existing_columns(self, name: str) -> Columns | None:
-        return self._table_columns.get(name)
+    def _existing(self, name: str) -> TableFacts | None:
+        columns = self._table_columns.get(name)
+        return None if columns is None else TableFacts(columns, None)
 
 
 def extract_into_memory(

@@ -25,7 +25,7 @@ from extractor.land.staging_schema import staging_spark_columns
 from extractor.land.staging_writer import StagingWriter
 from extractor.spark_types import spark_type
 from tests.land.records import EMP, EXTRACTED_AT, change
-from tests.land.test_staging_writer import ALL_TYPES
+from tests.land.test_staging_writer import ALL_TYPES, EMP_V2
 
 pytestmark = pytest.mark.spark
 
@@ -107,7 +107,7 @@ def test_every_spark_type_of_the_staging_contract_has_an_arrow_form() -> None:
     assert arrow_type("map<string,string>") is None
 
 
-def test_one_refresh_per_batch_and_one_location_lookup_per_table(
+def test_one_refresh_per_batch_and_the_location_read_with_the_columns(
     spark_calls: RecordingSpark, catalog_calls: CatalogCalls
 ) -> None:
     writer = StagingWriter(spark_calls, SCHEMA)
@@ -116,8 +116,24 @@ def test_one_refresh_per_batch_and_one_location_lookup_per_table(
     assert _count(spark_calls, name) == 3  # the session has listed the table's files
     writer.append(EMP, _batch(EMP, range(3, 5), 2))
     assert catalog_calls.count("refresh", name) == 2
-    assert catalog_calls.count("location", name) == 1
+    assert catalog_calls.count("location", name) == 0  # read with the columns, once
     assert _count(spark_calls, name) == 5
+
+
+def test_a_table_met_short_of_a_column_gains_it_and_still_takes_files_written_here(
+    spark_calls: RecordingSpark,
+) -> None:
+    """A process that meets a staging table lacking a column (the dictionary added it)
+    adds the column and lands its first batch as a file written here, at the location read
+    with the columns."""
+    StagingWriter(spark_calls, SCHEMA).ensure_table(EMP)  # an earlier process
+    writer = StagingWriter(spark_calls, SCHEMA)
+    name = writer.staging_table(EMP_V2)
+    writer.append(EMP_V2, _batch(EMP_V2, range(2), 1))
+    assert [s for s in spark_calls.statements if s.startswith("ALTER TABLE")]
+    assert _count(spark_calls, name) == 2
+    landed = [p.name for p in _directory(spark_calls, name).iterdir()]
+    assert len([n for n in landed if n.startswith("part-oracdc-")]) == 1, landed
 
 
 def test_inside_a_deferred_block_each_table_is_refreshed_once_at_its_end(

@@ -4,6 +4,7 @@ answers, and fall back to the SQL where the JVM would not."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -67,6 +68,40 @@ def test_columns_location_and_existence_are_the_sqls(spark: Any, staging: str) -
         assert session_catalog.table_exists(through_sql, SCHEMA, table) is exists
     assert session_catalog.table_columns(spark, SCHEMA, "no_such_log") is None
     assert session_catalog.table_columns(through_sql, SCHEMA, "no_such_log") is None
+    facts = session_catalog.TableFacts(columns or (), location)
+    assert session_catalog.table_facts(spark, SCHEMA, staging) == facts
+    assert session_catalog.table_facts(through_sql, SCHEMA, staging) == facts
+    for session in (spark, through_sql):
+        assert session_catalog.table_facts(session, SCHEMA, "no_such_log") is None
+        assert session_catalog.table_facts(session, "no_such_schema", staging) is None
+        assert session_catalog.table_columns(session, "no_such_schema", staging) is None
+
+
+def test_a_location_that_uris_escape_reads_as_describe_prints_it(
+    spark: Any, staging: str, tmp_path: Path
+) -> None:
+    moved = tmp_path / "a place with spaces"
+    moved.mkdir()
+    spark.sql(f"ALTER TABLE {SCHEMA}.{staging} SET LOCATION '{moved}'")
+    through_sql = WithoutJvm(spark)
+    location = session_catalog.table_location(through_sql, SCHEMA, staging)
+    assert location is not None and location.endswith("a place with spaces")
+    facts = session_catalog.table_facts(spark, SCHEMA, staging)
+    assert facts is not None and facts.location == location
+    assert session_catalog.table_location(spark, SCHEMA, staging) == location
+
+
+def test_char_and_varchar_columns_read_as_the_queries_see_them(spark: Any, staging: str) -> None:
+    """A table made by hand: CHAR and VARCHAR columns are STRING to queries, and so to the
+    writer's type check."""
+    columns = "a VARCHAR(10), b CHAR(3), c INT"
+    spark.sql(f"CREATE TABLE {SCHEMA}.typed_by_hand ({columns}) USING PARQUET")
+    through_sql = WithoutJvm(spark)
+    expected = (("a", "string"), ("b", "string"), ("c", "int"))
+    assert session_catalog.table_columns(through_sql, SCHEMA, "typed_by_hand") == expected
+    assert session_catalog.table_columns(spark, SCHEMA, "typed_by_hand") == expected
+    facts = session_catalog.table_facts(spark, SCHEMA, "typed_by_hand")
+    assert facts is not None and facts.columns == expected
 
 
 @pytest.mark.parametrize("session", [Recording, WithoutJvm])
@@ -110,21 +145,41 @@ def test_the_jvm_answers_only_while_the_current_catalog_is_the_session_catalog()
     assert session_catalog._session_catalog(SimpleNamespace()) is None  # Spark Connect
 
 
-def test_the_writer_looks_each_table_up_once_per_process(
-    spark: Any, staging: str, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("landing", ["auto", "spark"])
+def test_the_writer_reads_each_table_once_per_process(
+    spark: Any, staging: str, monkeypatch: pytest.MonkeyPatch, landing: str
 ) -> None:
-    """A heartbeat per pass, a staging batch per window: the table's columns are looked up
-    once, when the writer first meets it."""
-    looked_up: list[str] = []
-    columns_of = session_catalog.table_columns
-
-    def counted(session: Any, schema: str, table: str) -> Any:
-        looked_up.append(table)
-        return columns_of(session, schema, table)
-
-    monkeypatch.setattr(session_catalog, "table_columns", counted)
-    writer = StagingWriter(spark, SCHEMA)
-    for _ in range(3):
+    """A heartbeat per pass, a staging batch per window: a table's metadata is read once
+    when the writer first meets it (twice when it creates it: before and after), its
+    location with its columns when Parquet files land in it, never when they do not."""
+    looked_up: list[tuple[str, str]] = []
+    for call in ("table_facts", "table_columns", "table_location", "table_exists"):
+        monkeypatch.setattr(session_catalog, call, _counted(call, looked_up))
+    writer = StagingWriter(spark, SCHEMA, landing=landing)
+    for n in range(3):
         writer.ensure_table(ALL_TYPES)
         writer.ensure_heartbeat_table()
-    assert sorted(looked_up) == sorted(["_oracdc_heartbeat", "_oracdc_heartbeat", staging])
+        writer.append_heartbeat(n, datetime(2024, 1, 1, tzinfo=UTC))
+    read = "table_facts" if landing == "auto" else "table_columns"
+    assert sorted(looked_up) == sorted([(read, "_oracdc_heartbeat")] * 2 + [(read, staging)])
+    heartbeats = spark.sql(f"SELECT mined_to_scn FROM {SCHEMA}._oracdc_heartbeat").collect()
+    assert sorted(row[0] for row in heartbeats) == [0, 1, 2]
+    files = [f.name for f in Path(_location(spark, "_oracdc_heartbeat")).iterdir()]
+    landed_here = [f for f in files if f.startswith("part-oracdc-")]
+    assert len(landed_here) == (3 if landing == "auto" else 0)
+
+
+def _counted(call: str, calls: list[tuple[str, str]]) -> Any:
+    original = getattr(session_catalog, call)
+
+    def counted(session: Any, schema: str, table: str) -> Any:
+        calls.append((call, table))
+        return original(session, schema, table)
+
+    return counted
+
+
+def _location(spark: Any, table: str) -> str:
+    location = session_catalog.table_location(spark, SCHEMA, table)
+    assert location is not None and location.startswith("file:")
+    return location.removeprefix("file:")
