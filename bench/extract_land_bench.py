@@ -32,11 +32,17 @@ and 1M runs show whether memory grows with rows; ``mining_rss_mb`` is the mining
 and assembles transactions; its time is not in any phase: ``read`` is then what this process
 asks of the bundle, its snapshot and index, and ``assemble+loop`` includes the waits for the
 mining process) and ``inline``.
+
+``--starts`` measures a ``first`` start (the staging tables are created in the measurement)
+and a ``second`` one: a child process replicates the bundle untimed, its
+``checkpoint.json`` is moved aside (what docs/extraction.md gives to replicate every table
+again), and a new child, with its own JVM, replicates it again into the tables that exist.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -110,13 +116,17 @@ def measure(
     profile: Path | None = None,
     landing: str = "auto",
     reader: str = "inline",
+    start: str = "first",
 ) -> dict[str, Any]:
-    """Stream the whole bundle into fresh staging tables under ``work``; phase seconds."""
+    """Stream the whole bundle into the staging tables under ``work``: fresh ones on a
+    ``first`` start; on a ``second`` those a run before left there, its checkpoint moved
+    aside. Phase seconds."""
     from extractor.config import config_from_mapping
     from extractor.lakehouse.spark_session import get_spark
     from extractor.parse import implementation
     from extractor.pipeline.runtime import open_runtime, spark_settings
     from extractor.source.factory import open_source
+    from extractor.state.checkpoint import CHECKPOINT_FILE
 
     config = config_from_mapping(
         {
@@ -129,6 +139,11 @@ def measure(
         },
         base_dir=work,
     )
+    if start == "second":
+        checkpoint = config.data_dir / CHECKPOINT_FILE
+        if not checkpoint.exists():
+            raise RuntimeError(f"a second start needs a run before it in {work}")
+        checkpoint.rename(checkpoint.with_name(f"{CHECKPOINT_FILE}.aside"))
     timer = PhaseTimer()
     spark = get_spark(spark_settings(config))
     spark.sql("select 1").collect()  # JVM warm before the clock starts
@@ -136,6 +151,7 @@ def measure(
     source = TimedSource(open_source(config.source), timer)
     with open_runtime(config, source=source, spark=spark) as runtime:
         extractor = runtime.extractor
+        landed_before = extractor.writer.max_batch_id() or 0  # a second start's first run
         with instrumented(extractor, timer):
             started = time.perf_counter()
             extractor.snapshot()  # no snapshot files: marks the tables done, loads the bundle
@@ -156,6 +172,7 @@ def measure(
             landed = sum(
                 spark.table(extractor.writer.staging_table(extractor.registry.staging_def(t)))
                 .where("_op <> 't'")  # each snapshot also lands one reset marker
+                .where(f"_batch_id > {landed_before}")
                 .count()
                 for t in extractor.registry.resolve()
             )
@@ -175,6 +192,7 @@ def measure(
         "parser": "compiled" if implementation.compiled else "python",
         "landing": landing,
         "reader": reader,
+        "start": start,
         "peak_rss_mb": round(peak_rss_mb()),
         "mining_rss_mb": round(mining_rss),
     }
@@ -206,15 +224,26 @@ def run_child(
     landing: str = "auto",
     reader: str = "inline",
     bundles: Path = RESULTS_DIR,
+    start: str = "first",
 ) -> dict[str, Any]:
     """One measurement in a fresh Python process (its own peak RSS, its own JVM), of the
-    bundle recorded under ``bundles``."""
+    bundle recorded under ``bundles``; a ``second`` start is measured after a first one,
+    untimed, in another process on the same work directory."""
     command = [sys.executable, __file__, "--child", "--rows", str(rows), "--tables", str(tables)]
     command += ["--seed", str(seed), "--landings", landing, "--readers", reader]
     command += ["--bundles", str(bundles)]
-    if profile is not None:
-        command += ["--profile", str(profile)]
     environment = {**os.environ, "ORACDC_PARSER": parser}
+    with tempfile.TemporaryDirectory(prefix="oracdc-extract-bench-") as work:
+        command += ["--work", work]
+        if start == "second":
+            _child_result(command, environment)
+            command += ["--starts", "second"]
+        if profile is not None:
+            command += ["--profile", str(profile)]
+        return _child_result(command, environment)
+
+
+def _child_result(command: list[str], environment: dict[str, str]) -> dict[str, Any]:
     done = subprocess.run(command, capture_output=True, text=True, check=False, env=environment)
     if done.returncode != 0:
         raise RuntimeError(f"child run failed ({done.returncode}):\n{done.stderr[-3000:]}")
@@ -243,17 +272,25 @@ def main(argv: list[str] | None = None) -> int:
         default="process,inline",
         help="mining.reader modes to measure (process: a mining process reads and assembles)",
     )
+    parser.add_argument(
+        "--starts",
+        default="first",
+        help="first: the staging tables created in the run; second: they exist (first,second)",
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--work", type=Path, help=argparse.SUPPRESS)  # a child's work directory
     args = parser.parse_args(argv)
     counts = parse_counts(args.rows)
     if args.child:
         bundle = bundle_dir(counts[0], args.tables, args.seed, args.bundles)
-        with tempfile.TemporaryDirectory(prefix="oracdc-extract-bench-") as work:
-            landing = args.landings.split(",")[0]
-            reader = args.readers.split(",")[0]
-            measured = measure(
-                bundle, Path(work), profile=args.profile, landing=landing, reader=reader
+        with contextlib.ExitStack() as stack:
+            work = args.work or Path(
+                stack.enter_context(tempfile.TemporaryDirectory(prefix="oracdc-extract-bench-"))
             )
+            measured = measure(
+                bundle, work, profile=args.profile, landing=args.landings.split(",")[0],
+                reader=args.readers.split(",")[0], start=args.starts.split(",")[0],
+            )  # fmt: skip
             print(json.dumps(measured))
         return 0
     run = BenchRun("extract_land", vars(args))
@@ -267,25 +304,26 @@ def main(argv: list[str] | None = None) -> int:
         floor = io_floor_seconds(bundle)
         for attempt in range(1, args.repeat + 1):
             variants = [
-                (parser_name, landing, reader)
+                (parser_name, landing, reader, start)
+                for start in args.starts.split(",")
                 for reader in args.readers.split(",")
                 for landing in args.landings.split(",")
                 for parser_name in args.parsers.split(",")
             ]
-            for parser_name, landing, reader in variants:
+            for parser_name, landing, reader, start in variants:
                 measured = run_child(
                     rows, args.tables, args.seed, args.profile, parser_name, landing, reader,
-                    args.bundles,
+                    args.bundles, start,
                 )  # fmt: skip
                 vs_floor = round(measured["total_s"] / floor, 1)
                 row = run.add(
                     rows=rows, run=attempt, **meta, **measured, io_floor_s=round(floor, 2),
                     vs_floor=vs_floor,
                 )  # fmt: skip
-                shown = ["rows", "run", "parser", "landing", "reader", "rows_per_s", "peak_rss_mb"]
-                shown += ["mining_rss_mb"]
+                shown = ["rows", "run", "parser", "landing", "reader", "start", "rows_per_s"]
+                shown += ["peak_rss_mb", "mining_rss_mb"]
                 print(format_table([row], shown), flush=True)
-    columns = ["rows", "run", "parser", "landing", "reader", "change_rows", "total_s"]
+    columns = ["rows", "run", "parser", "landing", "reader", "start", "change_rows", "total_s"]
     columns += ["rows_per_s"]
     columns += [f"{name}_s" for name in PHASES] + ["io_floor_s", "vs_floor"]
     columns += ["peak_rss_mb", "mining_rss_mb", "load_1m", "cpu_probe_s"]

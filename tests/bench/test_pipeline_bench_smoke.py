@@ -73,6 +73,13 @@ def test_extract_land_bench_lands_every_change_row_of_a_tiny_bundle(
     assert results["process"]["change_rows"] == results["inline"]["change_rows"]
     assert results["inline"]["mining_rss_mb"] == 0
     assert results["process"]["mining_rss_mb"] > 10  # a Python process's, read while it ran
+    # a second start: the checkpoint moved aside, the tables kept; the same rows land again
+    again = extract_land_bench.measure(tmp_path / "bundle", tmp_path / "process", start="second")
+    assert again["start"] == "second" and results["process"]["start"] == "first"
+    assert again["change_rows"] == again["landed_rows"] == results["process"]["change_rows"]
+    assert (tmp_path / "process" / "data" / "checkpoint.json.aside").exists()
+    with pytest.raises(RuntimeError, match="a second start needs a run before it"):
+        extract_land_bench.measure(tmp_path / "bundle", tmp_path / "never", start="second")
 
 
 @pytest.mark.spark
