@@ -8,8 +8,7 @@ relation to drop), then times per table, best of ``--repeat``, in one run:
 
 - ``refresh``: ``REFRESH TABLE`` against ``session_catalog.refresh_table`` (what a stream
   pass does for each table it landed in);
-- ``location``: ``DESCRIBE TABLE EXTENDED`` against ``session_catalog.table_location`` (once
-  per table and process);
+- ``location``: ``DESCRIBE TABLE EXTENDED`` against ``session_catalog.table_location``;
 - ``columns``: ``spark.catalog.tableExists`` + ``spark.table(...).schema`` against
   ``session_catalog.table_columns``;
 - ``columns+location``: both SQL lookups above against ``session_catalog.table_facts``, one

@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/extract_land_bench.py --rows 100k,1M [--repeat 2] [--tables 5]
         [--parsers compiled,python] [--landings auto,spark] [--readers process,inline]
+        [--starts first,second]
 
 For each row count: a simulated workload over ``--tables`` tables is recorded once as a
 replay bundle under ``bench/results/bundles/`` (reused by later runs; generation and
@@ -72,6 +73,7 @@ from _common import (
 
 TARGET_ROWS_PER_S = 50_000
 PHASES = ("read", "assemble+loop", "parse+type", "arrow", "spark")
+STARTS = ("first", "second")  # the staging tables created in the measurement, or there before
 _WORKLOAD_CHUNK = 2_000  # transactions per WorkloadRunner.run call while recording
 
 
@@ -281,6 +283,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, help=argparse.SUPPRESS)  # a child's work directory
     args = parser.parse_args(argv)
     counts = parse_counts(args.rows)
+    unknown_starts = set(args.starts.split(",")) - set(STARTS)
+    if unknown_starts:
+        parser.error(f"--starts takes {', '.join(STARTS)}, not {', '.join(sorted(unknown_starts))}")
     if args.child:
         bundle = bundle_dir(counts[0], args.tables, args.seed, args.bundles)
         with contextlib.ExitStack() as stack:
@@ -315,6 +320,8 @@ def main(argv: list[str] | None = None) -> int:
                     rows, args.tables, args.seed, args.profile, parser_name, landing, reader,
                     args.bundles, start,
                 )  # fmt: skip
+                if measured["landed_rows"] != measured["change_rows"]:
+                    raise RuntimeError(f"landed rows differ from change rows: {measured}")
                 vs_floor = round(measured["total_s"] / floor, 1)
                 row = run.add(
                     rows=rows, run=attempt, **meta, **measured, io_floor_s=round(floor, 2),
