@@ -98,7 +98,7 @@ def embedded_conf(settings: SparkSettings) -> dict[str, str]:
         "spark.sql.shuffle.partitions": str(settings.shuffle_partitions),
         # Hive's default (true, for HDFS) gives a new table's directory its parent's group
         # and permissions: without Hadoop's native library (not in the pip package) it forks
-        # `ls -ld` two or three times per CREATE TABLE, ~20 ms of its ~100 (spark-local.md).
+        # `ls -ld` two or three times per CREATE TABLE, ~20 ms of its ~100 (docs/spark-local.md).
         "spark.hadoop.hive.warehouse.subdir.inherit.perms": "false",
         "spark.sql.session.timeZone": "UTC",
         "spark.sql.execution.arrow.pyspark.enabled": "true",
