@@ -229,9 +229,11 @@ class TimedSource:
         return timed_call(self._timer, "read", attribute)
 
     @contextmanager
-    def mine(self, start_scn: int, end_scn: int, tables: Any) -> Iterator[Iterator[Any]]:
+    def mine(
+        self, start_scn: int, end_scn: int, tables: Any, session_start_scn: int | None = None
+    ) -> Iterator[Iterator[Any]]:
         with self._timer.phase("read"):
-            manager = self._inner.mine(start_scn, end_scn, tables)
+            manager = self._inner.mine(start_scn, end_scn, tables, session_start_scn)
             rows = manager.__enter__()
         try:
             yield self._timed(rows)

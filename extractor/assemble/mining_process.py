@@ -116,6 +116,7 @@ class _Window(msgspec.Struct, array_like=True, tag=3):
     start_scn: int
     window_end: int
     window_scns: int
+    session_start_scn: int
     rows_read: int
     oldest_open_scn: int | None
     buffer: dict[str, int]
@@ -327,6 +328,7 @@ class MiningProcess:
                     message.start_scn,
                     message.window_end,
                     message.window_scns,
+                    message.session_start_scn,
                     message.rows_read,
                     message.oldest_open_scn,
                     BufferMetrics(**message.buffer),
@@ -504,6 +506,7 @@ class _Sender:
                 mined.start_scn,
                 mined.window_end,
                 mined.window_scns,
+                mined.session_start_scn,
                 mined.rows_read,
                 mined.oldest_open_scn,
                 buffer,

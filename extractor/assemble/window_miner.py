@@ -7,6 +7,10 @@ then (the checkpoint's ``resume_scn`` comes from it). It runs in the extracting 
 (``mining.reader: inline``) or in a mining process that hands both on
 (``extractor.assemble.mining_process``); the pipeline lands and checkpoints either way.
 
+Each window's LogMiner session starts at the first SCN of the oldest transaction still open
+(the window's start when none is), so that LogMiner reads each transaction it renders from
+its beginning; the source hands on the window's rows only (docs/transactions.md).
+
 Window sizes follow :func:`next_window_scns`. A window whose first SCN ends in a cut-off CSF
 chain ends before it starts (``window_end < start``): it is reported, then mined again twice as
 large, or, when it reached the target SCN already, the call ends there (the chain's rest is
@@ -16,7 +20,9 @@ window's end are discarded before the window is reported (docs/transactions.md).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -26,8 +32,12 @@ from extractor.assemble.records import BufferMetrics, CommittedTransaction
 from extractor.assemble.transaction_buffer import TransactionBuffer
 from extractor.config import MiningSettings
 from extractor.dictionary import TableDef
+from extractor.errors import MissingRedoLogError
+from extractor.logminer_row import LogMinerRow
 from extractor.redo_position import CommitPosition
 from extractor.source.base import Source
+
+LOG = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -39,6 +49,9 @@ class MinedWindow:
     start_scn: int
     window_end: int
     window_scns: int  # the size it was mined with
+    # where its LogMiner session started: the first SCN of the oldest transaction open
+    # before it, or start_scn (docs/transactions.md "Transactions across windows")
+    session_start_scn: int
     rows_read: int
     oldest_open_scn: int | None
     buffer: BufferMetrics
@@ -62,6 +75,7 @@ class WindowMiner:
         self._spill_dir = spill_dir
         self._buffer: TransactionBuffer | None = None
         self.window_scns = mining.window_scns
+        self._sessions_cut_short: set[int] = set()  # session starts whose redo was gone
 
     def reset(
         self,
@@ -98,7 +112,12 @@ class WindowMiner:
             end = min(start_scn + window_scns - 1, target_scn)
             joiner = ContinuationJoiner(hold_incomplete=True)
             rows_read = 0
-            with self._source.mine(start_scn, end, tables) as rows:
+            oldest_open = buffer.oldest_open_scn()
+            session_start = start_scn if oldest_open is None else min(oldest_open, start_scn)
+            with ExitStack() as session:
+                rows, session_start = self._open_session(
+                    session, tables, start_scn, end, session_start
+                )
                 for row in joiner.join(rows):
                     rows_read += 1
                     committed = buffer.add(row)
@@ -114,6 +133,7 @@ class WindowMiner:
                 start_scn,
                 window_end,
                 window_scns,
+                session_start,
                 rows_read,
                 buffer.oldest_open_scn(),
                 buffer.metrics(),
@@ -130,6 +150,39 @@ class WindowMiner:
                 continue
             self.window_scns = next_window_scns(window_scns, rows_read, self._mining)
             start_scn = window_end + 1
+
+    def _open_session(
+        self,
+        session: ExitStack,
+        tables: Sequence[TableDef],
+        start_scn: int,
+        end_scn: int,
+        session_start: int,
+    ) -> tuple[Iterator[LogMinerRow], int]:
+        """The window's rows from a session at ``session_start``; when the redo from there is
+        gone but the window's is not, from a session at the window's start (as a restart
+        could not resume: said once per SCN) rather than stop. Returns (rows, session start)."""
+        try:
+            rows = session.enter_context(
+                self._source.mine(start_scn, end_scn, tables, session_start)
+            )
+            return rows, session_start
+        except MissingRedoLogError as missing:
+            if session_start >= start_scn:
+                raise
+            rows = session.enter_context(self._source.mine(start_scn, end_scn, tables, start_scn))
+            if session_start not in self._sessions_cut_short:
+                self._sessions_cut_short.add(session_start)
+                LOG.warning(
+                    "the redo from SCN %d, where the oldest open transaction began, is gone "
+                    "(%s): mining from each window's start instead; LogMiner may show that "
+                    "transaction's changes as UNSUPPORTED (quarantined), and a restart cannot "
+                    "resume until it ends (restore the logs, or set "
+                    "mining.transaction_retention_scns)",
+                    session_start, missing.detail,
+                    extra={"session_start_scn": session_start, "window_start_scn": start_scn},
+                )  # fmt: skip
+            return rows, start_scn
 
     def close(self) -> None:
         if self._buffer is not None:

@@ -37,7 +37,13 @@ from extractor.sim.ddl_text import (
     supplemental_logging_sql,
     truncate_table_sql,
 )
-from extractor.sim.logminer_rows import RedoEvent, renamed_rows, render_rows, unnamed_rows
+from extractor.sim.logminer_rows import (
+    UNSUPPORTED_INFO,
+    RedoEvent,
+    renamed_rows,
+    render_rows,
+    unnamed_rows,
+)
 from extractor.sim.oracle_errors import raise_oracle_error
 from extractor.sim.oracle_types import column_type
 from extractor.sim.redo_logs import RedoLogCatalog, RedoLogFile
@@ -98,10 +104,12 @@ class SimDatabase:
         unnamed_object_ratio: float = 0.0,
         partial_xid_rate: float = 0.0,
         partial_xid_seed: int = 0,
+        pre_session_unsupported_rate: float = 0.0,
         server_time_zone: str = "+00:00",
         redo_write_lag_scns: int = 0,
         threads: int = 1,
         archive_destinations: int = 1,
+        online_log_members: int = 1,
     ) -> None:
         self.nls = nls
         self.database_name = database_name
@@ -115,6 +123,17 @@ class SimDatabase:
         # XID from a hash with the seed: re-mining a window gives the same rows).
         self.partial_xid_rate = partial_xid_rate
         self.partial_xid_seed = partial_xid_seed
+        # Members per online redo log group (2: multiplexed, a member in each of two
+        # directories) and V$LOGFILE.STATUS of the members that are not in use (INVALID:
+        # inaccessible, STALE: incomplete, DELETED: no longer used), by member path
+        # (``set_log_member_status``). ADD_LOGFILE cannot open an INVALID or DELETED member.
+        self.online_log_members = online_log_members
+        self.log_member_status: dict[str, str] = {}
+        # Share of the DML rows of transactions begun before the LogMiner session that it
+        # shows as UNSUPPORTED (code 255, no ROWID), undo rows too: LogMiner cannot always
+        # rebuild a change whose transaction's earlier redo is outside the session (Debezium
+        # DBZ-8747; docs/transactions.md). Picked per row from a hash with partial_xid_seed.
+        self.pre_session_unsupported_rate = pre_session_unsupported_rate
         # The server's OS time zone (what SYSDATE / SYSTIMESTAMP use), ±HH:MM: the DATE
         # columns TIMESTAMP and COMMIT_TIMESTAMP of V$LOGMNR_CONTENTS are in it (the DB-API
         # face shifts them; rows and the clock here are UTC).
@@ -167,6 +186,7 @@ class SimDatabase:
                 RedoLogCatalog(
                     first_scn, database_name=database_name, thread=thread,
                     archive_destinations=archive_destinations,
+                    online_members=online_log_members,
                 ),
                 enable_change=first_scn,
             )
@@ -669,21 +689,41 @@ class SimDatabase:
     # -- redo ------------------------------------------------------------------------------
 
     def logminer_contents(
-        self, start_scn: int, end_scn: int, *, log_names: list[str] | None = None
+        self,
+        start_scn: int,
+        end_scn: int,
+        *,
+        log_names: list[str] | None = None,
+        session_start_scn: int | None = None,
     ) -> list[LogMinerRow]:
         """V$LOGMNR_CONTENTS rows with ``start_scn <= SCN <= end_scn`` in SCN then redo
-        order, rendered under ``self.nls``. ORA-01291 when a needed log is purged, or (with
-        ``log_names``, the files given to ADD_LOGFILE) when the given logs miss part of it."""
+        order, rendered under ``self.nls``, as a LogMiner session started at
+        ``session_start_scn`` (default ``start_scn``) shows them. ORA-01291 when a needed log
+        is purged, or (with ``log_names``, the files given to ADD_LOGFILE) when the given
+        logs miss part of it."""
+        threads = self.check_minable(start_scn, end_scn, log_names=log_names)
+        reverse = self.thread_order_varies and start_scn % 2 == 1
+        rows = self._rows_between(start_scn, end_scn, threads, reverse_threads=reverse)
+        if self.partial_xid_rate or self.pre_session_unsupported_rate:
+            session_start = start_scn if session_start_scn is None else session_start_scn
+            rows = [
+                shown
+                for row in rows
+                if (shown := self._as_mined_from(session_start, row)) is not None
+            ]
+        return rows
+
+    def check_minable(
+        self, start_scn: int, end_scn: int, *, log_names: list[str] | None = None
+    ) -> set[int]:
+        """ORA-01291 when a log needed for ``start_scn..end_scn`` is purged, or (with
+        ``log_names``) when the given logs miss part of it; returns the threads mined."""
         threads = self._mined_threads(log_names)
         for thread in threads:
             self._threads[thread].logs.check_minable(start_scn, end_scn)
         if log_names is not None:
             self._check_added_logs(start_scn, min(end_scn, self._scn), log_names)
-        reverse = self.thread_order_varies and start_scn % 2 == 1
-        rows = self._rows_between(start_scn, end_scn, threads, reverse_threads=reverse)
-        if self.partial_xid_rate:
-            rows = [self._as_mined_from(start_scn, row) for row in rows]
-        return rows
+        return threads
 
     def clone_rows(self, start_scn: int, end_scn: int, lag_scns: int) -> list[LogMinerRow]:
         """What a root session's V$LOGMNR_CONTENTS holds of a clone of this database's PDB
@@ -750,17 +790,36 @@ class SimDatabase:
         renamed = renamed_rows(rows, event.table, name_now)
         return [_replace_row(row, data_obj=data_obj) for row in renamed]
 
-    def _as_mined_from(self, session_start_scn: int, row: LogMinerRow) -> LogMinerRow:
-        """The row as a LogMiner session starting at ``session_start_scn`` shows it: the undo
-        (ROLLBACK = 1), ROLLBACK (36) and COMMIT (7) rows of a transaction that started before
-        the session carry XID undo segment + slot + sequence FFFFFFFF, for the share
-        ``partial_xid_rate`` of transactions (Oracle cannot link them to the sequence)."""
+    def _as_mined_from(self, session_start_scn: int, row: LogMinerRow) -> LogMinerRow | None:
+        """The row as a LogMiner session starting at ``session_start_scn`` shows it, when its
+        transaction started before the session: for the share ``partial_xid_rate`` of such
+        transactions, their undo (ROLLBACK = 1), ROLLBACK (36) and COMMIT (7) rows carry XID
+        undo segment + slot + sequence FFFFFFFF (Oracle cannot link them to the sequence);
+        the share ``pre_session_unsupported_rate`` of their DML rows is UNSUPPORTED (None:
+        a CSF piece of such a row, which shows as one row)."""
+        started = self._start_scn_by_xid.get(row.xid)
+        if started is None or started >= session_start_scn:
+            return row
+        if row.operation_code in _DML_CODES and self._unsupported_before_session(row):
+            if row.csf:
+                return None
+            return _replace_row(
+                row, operation="UNSUPPORTED", operation_code=OperationCode.UNSUPPORTED,
+                row_id=NO_ROW_ID, sql_redo="Unsupported", info=UNSUPPORTED_INFO,
+            )  # fmt: skip
         if not (row.rollback or row.operation_code in _END_CODES):
             return row
-        started = self._start_scn_by_xid.get(row.xid)
-        if started is None or started >= session_start_scn or not self._partial_xid(row.xid):
+        if not self._partial_xid(row.xid):
             return row
         return _replace_row(row, xid=row.xid[:8] + PARTIAL_XID_SEQUENCE)
+
+    def _unsupported_before_session(self, row: LogMinerRow) -> bool:
+        """Whether this DML row (each piece of a CSF chain alike: they share RS_ID and SSN)
+        is one that ``pre_session_unsupported_rate`` picks."""
+        if not self.pre_session_unsupported_rate:
+            return False
+        key = f"{self.partial_xid_seed}:{row.xid}:{row.rs_id}:{row.ssn}:{row.rollback}"
+        return zlib.crc32(key.encode()) < self.pre_session_unsupported_rate * 2**32
 
     def _partial_xid(self, xid: str) -> bool:
         digest = zlib.crc32(f"{self.partial_xid_seed}:{xid}".encode())
@@ -784,8 +843,32 @@ class SimDatabase:
         """The threads a LogMiner session reads: those with an added log (all without)."""
         if log_names is None:
             return set(self._threads)
-        names = set(log_names)
-        return {f.thread for f in self.log_files() if f.name in names}
+        by_name = self._log_files_by_name()
+        return {f.thread for name in log_names if (f := by_name.get(name)) is not None}
+
+    def log_file_named(self, name: str) -> RedoLogFile | None:
+        """The log whose file (an archived copy) or member (an online group's) is ``name``."""
+        return self._log_files_by_name().get(name)
+
+    def _log_files_by_name(self) -> dict[str, RedoLogFile]:
+        by_name = {}
+        for log in self.log_files():
+            by_name[log.name] = log
+            for member in log.members:
+                by_name[member] = log
+        return by_name
+
+    def set_log_member_status(self, member: str, status: str | None) -> None:
+        """V$LOGFILE.STATUS of an online log member: INVALID, STALE, DELETED, or None (in
+        use: the default)."""
+        if not any(member in log.members for log in self.log_files()):
+            raise SimUsageError(f"no online log member {member}")
+        if status is None:
+            self.log_member_status.pop(member, None)
+        elif status in ("INVALID", "STALE", "DELETED"):
+            self.log_member_status[member] = status
+        else:
+            raise SimUsageError(f"V$LOGFILE.STATUS is INVALID, STALE, DELETED or NULL: {status}")
 
     @property
     def resetlogs_time(self) -> str:
@@ -826,6 +909,7 @@ class SimDatabase:
                 self._scn, database_name=self.database_name, thread=state.logs.thread,
                 archive_destinations=len(self.archive_destinations),
                 resetlogs_change=self.resetlogs_change, resetlogs_id=self.resetlogs_id,
+                online_members=self.online_log_members,
             )  # fmt: skip
             state.enable_change = self._scn
         self._logs = self._threads[1].logs
@@ -1087,7 +1171,7 @@ class SimDatabase:
     def _check_added_logs(self, start_scn: int, end_scn: int, names: list[str]) -> None:
         """ORA-01291 when the added logs of a thread leave a hole in the range (up to a
         closed thread's checkpoint); a thread with no added log is not checked."""
-        by_name = {f.name: f for f in self.log_files()}
+        by_name = self._log_files_by_name()
         added = [f for name in names if (f := by_name.get(name)) is not None and f.available]
         for thread in sorted({f.thread for f in added}):
             state = self._threads[thread]

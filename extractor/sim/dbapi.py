@@ -496,12 +496,21 @@ class SimCursor:
         return list(self.db.redo_threads())
 
     def _online_logs(self, binds: Mapping[str, Any]) -> list[Row]:
+        """Per online group of the range, MIN(MEMBER): with queries.ONLINE_LOGS' KEEP (DENSE_RANK
+        FIRST ORDER BY NVL2(F.STATUS, 1, 0)), among the members V$LOGFILE shows in use
+        (STATUS NULL) when the group has any (whichever the statement's text asks for)."""
         start, end = int(binds["start_scn"]), int(binds["end_scn"])
+        in_use_first = "ORDER BY NVL2(F.STATUS, 1, 0)" in queries.ONLINE_LOGS
         rows = []
         for f in self.db.log_files():
             next_change = OPEN_ENDED_NEXT_CHANGE if f.next_change is None else f.next_change
             if f.is_online and next_change > start and f.first_change <= end:
-                rows.append((f.name, f.thread, f.sequence, f.first_change, next_change, f.status))
+                members = list(f.members)
+                in_use = [m for m in members if m not in self.db.log_member_status]
+                if in_use_first and in_use:
+                    members = in_use
+                row = (min(members), f.thread, f.sequence, f.first_change, next_change)
+                rows.append((*row, f.status))
         return sorted(rows, key=lambda r: (r[1], r[2]))
 
     def _logmnr_contents(self, text: str, binds: Mapping[str, Any]) -> list[Row]:
@@ -523,7 +532,7 @@ class SimCursor:
         session_start, session_end = self.connection.logminer_range
         start = max(session_start, int(binds["start_scn"]))
         end = min(session_end, int(binds["end_scn"]))
-        rows = self._containers_rows(start, end)
+        rows = self._containers_rows(start, end, session_start)
         wanted = _Filter(
             set(owners), set(tables), set(objects), None if pdb is None else str(pdb),
             internal_rows=variants[text],
@@ -531,12 +540,16 @@ class SimCursor:
         offset = parse_utc_offset(self.db.server_time_zone)
         return [_contents_tuple(r, offset) for r, con in rows if wanted.selects(r, con)]
 
-    def _containers_rows(self, start: int, end: int) -> list[tuple[LogMinerRow, str]]:
+    def _containers_rows(
+        self, start: int, end: int, session_start: int
+    ) -> list[tuple[LogMinerRow, str]]:
         """The session's rows with their SRC_CON_NAME: in a PDB (per-PDB mining, no added
         logs) that PDB's rows; in the root every container's (server_settings.py)."""
         server = self.db.server
         files = self.connection.logminer_files
-        rows = self.db.logminer_contents(start, end, log_names=files or None)
+        rows = self.db.logminer_contents(
+            start, end, log_names=files or None, session_start_scn=session_start
+        )
         if not server.cdb:
             return [(row, self.db.database_name) for row in rows]
         if self.connection.in_pdb():
@@ -651,7 +664,9 @@ class SimCursor:
         if int(args.get("options", queries.LOGMNR_ADDFILE)) == queries.LOGMNR_NEW:
             self.connection.logminer_files = []
             self.connection.logminer_range = None
-        if name not in {f.name for f in self.db.log_files()}:
+        if self.db.log_file_named(name) is None:
+            raise_oracle_error(1284, f"file {name} cannot be opened")
+        if self.db.log_member_status.get(name) in ("INVALID", "DELETED"):
             raise_oracle_error(1284, f"file {name} cannot be opened")
         if name in self.connection.logminer_files:
             raise_oracle_error(1289, f"cannot add duplicate logfile {name}")
@@ -669,7 +684,7 @@ class SimCursor:
         start, end = int(args["startscn"]), int(args["endscn"])
         # ORA-01291 now, as Oracle does, when the logs (added, or in a PDB every thread's)
         # miss part of the range.
-        self.db.logminer_contents(
+        self.db.check_minable(
             start, min(end, self.db.current_scn()), log_names=self.connection.logminer_files or None
         )
         self.connection.logminer_range = (start, end)

@@ -7,7 +7,9 @@ ORA-01291 when a log it needs is neither online nor available as an archived cop
 
 One catalog per redo thread (a RAC instance writes its own thread: its own sequences, online
 groups and RS_IDs). With ``archive_destinations`` = 2 every switched log is archived to two
-local destinations (DEST_ID 1 and 2), and each copy can be deleted on its own.
+local destinations (DEST_ID 1 and 2), and each copy can be deleted on its own. With
+``online_members`` = 2 every online group is multiplexed: a member in each of two
+directories (V$LOGFILE lists both).
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ class RedoLogFile:
     status: str  # online: CURRENT | ACTIVE | INACTIVE; archived: A (available) | D (deleted)
     is_online: bool
     dest_id: int = 1  # V$ARCHIVED_LOG.DEST_ID of an archived copy
+    # an online log's V$LOGFILE.MEMBER paths, ``name`` first (empty for an archived copy)
+    members: tuple[str, ...] = ()
     # V$ARCHIVED_LOG.RESETLOGS_CHANGE# and RESETLOGS_ID: the incarnation whose redo it holds
     resetlogs_change: int = 1
     resetlogs_id: int = 1
@@ -52,6 +56,9 @@ class RedoLogCatalog:
     resetlogs_change = 1
     resetlogs_id = 1
     ARCHIVE_DIRECTORIES = ("/u01/app/oracle/fra/{db}/archivelog", "/u02/app/oracle/arch/{db}")
+    # where each member of an online group is (a multiplexed group has one per directory)
+    ONLINE_DIRECTORIES = ("/u01/app/oracle/oradata/{db}", "/u02/app/oracle/oradata/{db}")
+    MEMBER_SUFFIXES = ("", "b")  # redo01.log, redo01b.log
 
     def __init__(
         self,
@@ -63,10 +70,14 @@ class RedoLogCatalog:
         archive_destinations: int = 1,
         resetlogs_change: int = 1,
         resetlogs_id: int = 1,
+        online_members: int = 1,
     ) -> None:
         if not 1 <= archive_destinations <= len(self.ARCHIVE_DIRECTORIES):
             raise ValueError(f"archive_destinations must be 1..{len(self.ARCHIVE_DIRECTORIES)}")
+        if not 1 <= online_members <= len(self.ONLINE_DIRECTORIES):
+            raise ValueError(f"online_members must be 1..{len(self.ONLINE_DIRECTORIES)}")
         self._online_groups = online_groups
+        self._online_members = online_members
         self._database_name = database_name
         self.thread = thread
         self.resetlogs_change = resetlogs_change
@@ -166,13 +177,21 @@ class RedoLogCatalog:
                 + (seq.sequence - 1) % self._online_groups
                 + 1
             )
+            count = self._online_members
+            members = tuple(
+                f"{directory.format(db=self._database_name)}/redo{group:02d}{suffix}.log"
+                for directory, suffix in zip(
+                    self.ONLINE_DIRECTORIES[:count], self.MEMBER_SUFFIXES[:count], strict=True
+                )
+            )
             files.append(
                 RedoLogFile(
                     thread=self.thread,
                     sequence=seq.sequence,
                     first_change=seq.first_change,
                     next_change=seq.next_change,
-                    name=f"/u01/app/oracle/oradata/{self._database_name}/redo{group:02d}.log",
+                    name=members[0],
+                    members=members,
                     archived=age > 0,
                     available=True,
                     status=status,

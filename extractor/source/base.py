@@ -10,10 +10,11 @@ Conventions every implementation follows:
   names, Arrow types from :func:`~extractor.source.arrow_schema.arrow_schema`) plus
   ``_row_id``; its last ``_row_id`` is the resume token: a crash after landing a batch resumes
   with ``after_rowid=<that ROWID>`` and reads only the rows after it.
-- ``mine`` yields the V$LOGMNR_CONTENTS rows of one LogMiner session (one window, all
-  tables): START (6), COMMIT (7), ROLLBACK (36) and MISSING_SCN (34) rows of every
-  transaction, DDL (5) rows of the configured owners, and every row of the given tables, in
-  LogMiner's order. The session ends when the context manager exits, also on errors.
+- ``mine`` yields the V$LOGMNR_CONTENTS rows of one window (one LogMiner session, all
+  tables, started at the oldest open transaction's first SCN or the window's start): START
+  (6), COMMIT (7), ROLLBACK (36) and MISSING_SCN (34) rows of every transaction, DDL (5)
+  rows of the configured owners, and every row of the given tables, in LogMiner's order.
+  The session ends when the context manager exits, also on errors.
 """
 
 from __future__ import annotations
@@ -144,10 +145,17 @@ class Source(Protocol):
         ...
 
     def mine(
-        self, start_scn: int, end_scn: int, tables: Sequence[TableDef]
+        self,
+        start_scn: int,
+        end_scn: int,
+        tables: Sequence[TableDef],
+        session_start_scn: int | None = None,
     ) -> AbstractContextManager[Iterator[LogMinerRow]]:
-        """One LogMiner session over ``start_scn..end_scn`` (inclusive) for ``tables``.
-        Raises MissingRedoLogError when redo for the range is gone."""
+        """The rows of ``start_scn..end_scn`` (inclusive) for ``tables``, from one LogMiner
+        session that starts at ``session_start_scn`` (<= ``start_scn``; default
+        ``start_scn``): the first SCN of the oldest transaction still open, so that LogMiner
+        reads every transaction it renders from its start. Raises MissingRedoLogError when
+        redo for the session's range is gone."""
         ...
 
     def last_window_logs(self) -> Sequence[RedoLogInUse]:

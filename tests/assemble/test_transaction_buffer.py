@@ -128,6 +128,23 @@ def test_two_undos_cancel_the_two_most_recent_changes_of_that_row(
     assert texts(done) == [changes[0].sql_redo]
 
 
+def test_clustered_tables_sharing_a_rowid_are_undone_each_its_own(
+    buffer: TransactionBuffer,
+) -> None:
+    """Rows of two tables in one cluster can share a ROWID (SQL Reference, "ROWID
+    Pseudocolumn"). Oracle undoes in reverse order, so each undo row meets its own change on
+    top of the ROWID's stack, whichever table the changes below it belong to."""
+    kept_dept = msgspec.structs.replace(update(XID_A, 101, "KEPT"), table_name="DEPT")
+    emp = update(XID_A, 102, "UNDONE")
+    dept = msgspec.structs.replace(update(XID_A, 103, "UNDONE TOO"), table_name="DEPT")
+    undo_dept = msgspec.structs.replace(undo(XID_A, 104), table_name="DEPT")
+    rows = [start(XID_A, 100), kept_dept, emp, dept, undo_dept, undo(XID_A, 105)]
+
+    (done,) = feed(buffer, [*rows, commit(XID_A, 106)])
+
+    assert [(r.table_name, r.sql_redo) for r in done.rows] == [("DEPT", kept_dept.sql_redo)]
+
+
 def test_savepoint_rollback_of_another_transaction_does_not_cancel(
     buffer: TransactionBuffer,
 ) -> None:

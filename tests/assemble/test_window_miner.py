@@ -30,12 +30,18 @@ class ChainAcrossSCNs:
             commit(XID_A, 310),
         ]
         self.windows: list[tuple[int, int]] = []
+        self.session_starts: list[int | None] = []
 
     @contextmanager
     def mine(
-        self, start_scn: int, end_scn: int, tables: Sequence[TableDef]
+        self,
+        start_scn: int,
+        end_scn: int,
+        tables: Sequence[TableDef],
+        session_start_scn: int | None = None,
     ) -> Iterator[Iterator[LogMinerRow]]:
         self.windows.append((start_scn, end_scn))
+        self.session_starts.append(session_start_scn)
         yield iter([r for r in self.rows if start_scn <= r.scn <= end_scn])
 
     def last_window_logs(self) -> tuple[()]:

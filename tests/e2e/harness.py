@@ -179,9 +179,18 @@ def _workload(case: HarnessCase) -> tuple[SimDatabase, WorkloadRunner, bool]:
     # Half the seeds: XID sequence FFFFFFFF on the end rows of transactions spanning mining
     # sessions (production Oracle), with small windows so that many do. Own random stream.
     partial_xid_rate = random.Random(f"ffffffff-{case.seed}").choice((0.0, 0.5))
+    # Half the seeds: a fifth of the DML rows of transactions begun before their LogMiner
+    # session show as UNSUPPORTED (DBZ-8747), with small windows so that many transactions
+    # span sessions: each session must start at the oldest open transaction. Own stream.
+    pre_session_unsupported = random.Random(f"pre-session-{case.seed}").choice((0.0, 0.2))
     # Half the seeds: RAC, two instances each writing its own redo thread. Own random stream.
     threads = random.Random(f"rac-{case.seed}").choice((1, 2))
-    db = SimDatabase(partial_xid_rate=partial_xid_rate, partial_xid_seed=case.seed, threads=threads)
+    db = SimDatabase(
+        partial_xid_rate=partial_xid_rate,
+        partial_xid_seed=case.seed,
+        pre_session_unsupported_rate=pre_session_unsupported,
+        threads=threads,
+    )
     # RAC seeds, half of them: rows of two threads at one SCN come in another order in a
     # session starting at an odd SCN. Own random stream.
     db.thread_order_varies = (
@@ -252,7 +261,7 @@ def _workload(case: HarnessCase) -> tuple[SimDatabase, WorkloadRunner, bool]:
     _place_in_container(db, container_of(case))
     workload = WorkloadRunner(db, spec)
     workload.run(case.transactions_per_cycle)
-    return db, workload, partial_xid_rate > 0
+    return db, workload, partial_xid_rate > 0 or pre_session_unsupported > 0
 
 
 def _run_cycles(

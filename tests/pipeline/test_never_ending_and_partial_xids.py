@@ -31,9 +31,11 @@ def _database(**options: Any) -> SimDatabase:
 
 
 def test_a_transaction_committed_in_a_later_session_is_landed(spark: Any, tmp_path: Path) -> None:
-    """``oracdc stream`` mines window after window (one LogMiner session each); the COMMIT,
-    savepoint undo and ROLLBACK rows of transactions begun in an earlier window come with XID
-    sequence FFFFFFFF. Before the fix the committed transaction was never landed."""
+    """``oracdc stream`` mines window after window (one LogMiner session each); a session
+    starting after these transactions began would show their COMMIT, savepoint undo and
+    ROLLBACK rows with XID sequence FFFFFFFF (asserted on the simulator below). The second
+    session starts at the oldest open transaction (docs/transactions.md "Transactions across
+    windows"), and either way the committed transaction lands once, without the undone row."""
     config = make_config(tmp_path, "t_partial_xid")
     db = _database(partial_xid_rate=1.0)
     run_cycle(spark, config, db, lambda e: e.snapshot())

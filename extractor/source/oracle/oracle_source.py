@@ -240,15 +240,20 @@ class OracleSource:
         return row
 
     def mine(
-        self, start_scn: int, end_scn: int, tables: Sequence[TableDef]
+        self,
+        start_scn: int,
+        end_scn: int,
+        tables: Sequence[TableDef],
+        session_start_scn: int | None = None,
     ) -> AbstractContextManager[Iterator[LogMinerRow]]:
-        return self._mine(start_scn, end_scn, tables)
+        session_start = start_scn if session_start_scn is None else session_start_scn
+        return self._mine(start_scn, end_scn, tables, min(session_start, start_scn))
 
     @contextmanager
     def _mine(
-        self, start_scn: int, end_scn: int, tables: Sequence[TableDef]
+        self, start_scn: int, end_scn: int, tables: Sequence[TableDef], session_start_scn: int
     ) -> Iterator[Iterator[LogMinerRow]]:
-        rows = self._rows_with_retries(start_scn, end_scn, tables)
+        rows = self._rows_with_retries(start_scn, end_scn, tables, session_start_scn)
         try:
             # The session starts (and fails: a missing log) on entry, as before any row.
             first = next(rows, None)
@@ -257,18 +262,18 @@ class OracleSource:
             rows.close()  # ends the LogMiner session when the caller stops early
 
     def _rows_with_retries(
-        self, start_scn: int, end_scn: int, tables: Sequence[TableDef]
+        self, start_scn: int, end_scn: int, tables: Sequence[TableDef], session_start_scn: int
     ) -> Generator[LogMinerRow, None, None]:
-        """The window's rows; a transient error (logminer_session.RETRYABLE_CODES) starts a
-        new session where the rows stopped, after a doubling delay, at most
-        ``retry_attempts`` times. Rows come in SCN order: the new session starts at the SCN
-        of the last row handed on and skips the rows of that SCN already handed on (by identity:
-        see _Position)."""
+        """The window's rows, from a session started at ``session_start_scn``; a transient
+        error (logminer_session.RETRYABLE_CODES) starts a new session there, after a
+        doubling delay, at most ``retry_attempts`` times, whose rows are read from where the
+        rows stopped. Rows come in SCN order: it reads from the SCN of the last row handed on
+        and skips the rows of that SCN already handed on (by identity: see _Position)."""
         position = _Position(start_scn)
         failures = 0
         while True:
             try:
-                with self._session(position.scn, end_scn, tables) as rows:
+                with self._session(session_start_scn, position.scn, end_scn, tables) as rows:
                     for row in rows:
                         if position.is_new(row):
                             if row.operation_code == _DDL:
@@ -305,23 +310,28 @@ class OracleSource:
 
     @contextmanager
     def _session(
-        self, start_scn: int, end_scn: int, tables: Sequence[TableDef]
+        self, session_start_scn: int, start_scn: int, end_scn: int, tables: Sequence[TableDef]
     ) -> Iterator[Iterator[LogMinerRow]]:
+        """A LogMiner session over ``session_start_scn..end_scn`` (its logs added) yielding
+        the rows of ``start_scn..end_scn``."""
         logs: list[redo_logs.RedoLog] = []
         if self._scope.add_logs:
             candidates = self._run(
                 "the redo log queries",
-                lambda c: redo_logs.read_log_catalog(c, start_scn, end_scn),
+                lambda c: redo_logs.read_log_catalog(c, session_start_scn, end_scn),
             )
             threads = self._run("the V$THREAD query", redo_logs.read_threads)
-            logs = redo_logs.select_logs(candidates, start_scn, end_scn, threads)
+            logs = redo_logs.select_logs(candidates, session_start_scn, end_scn, threads)
         self._window_logs = tuple(
             RedoLogInUse(r.thread, r.sequence, r.name, r.online) for r in logs
         )
-        log.debug("mining SCN %d..%d from %d log(s)", start_scn, end_scn, len(logs))
+        log.debug(
+            "mining SCN %d..%d in a session from SCN %d, %d log(s)",
+            start_scn, end_scn, session_start_scn, len(logs),
+        )  # fmt: skip
         object_ids = self._object_ids(tables)
         offset = self.server_utc_offset()  # per window: follows a daylight saving change
-        with logminer_session(self._connection, logs, start_scn, end_scn) as cursor:
+        with logminer_session(self._connection, logs, session_start_scn, end_scn) as cursor:
             # DDL of every owner with a table replicated before (a dropped table is no longer
             # listed; its DROP, or a CREATE again, must still be mined)
             remembered = {owner for owner, _ in self._objects.values()}

@@ -199,9 +199,13 @@ ARCHIVED_LOGS: Final = (
     "ORDER BY THREAD#, SEQUENCE#"
 )
 
-# The CURRENT log's NEXT_CHANGE# is a sentinel (281474976710655 on 12c+): open-ended.
+# The CURRENT log's NEXT_CHANGE# is a sentinel (281474976710655 on 12c+): open-ended. One
+# member per group: the lowest path among those in use (V$LOGFILE.STATUS NULL; INVALID:
+# inaccessible, STALE: incomplete, DELETED: no longer used), else the lowest of all (as
+# before: a group is never left out, its failure stays an error naming the file).
 ONLINE_LOGS: Final = (
-    "SELECT MIN(F.MEMBER), L.THREAD#, L.SEQUENCE#, L.FIRST_CHANGE#, L.NEXT_CHANGE#, L.STATUS "
+    "SELECT MIN(F.MEMBER) KEEP (DENSE_RANK FIRST ORDER BY NVL2(F.STATUS, 1, 0)), "
+    "L.THREAD#, L.SEQUENCE#, L.FIRST_CHANGE#, L.NEXT_CHANGE#, L.STATUS "
     "FROM V$LOG L JOIN V$LOGFILE F ON F.GROUP# = L.GROUP# "
     "WHERE L.STATUS IN ('CURRENT', 'ACTIVE', 'INACTIVE') "
     "AND L.NEXT_CHANGE# > :start_scn AND L.FIRST_CHANGE# <= :end_scn "

@@ -200,8 +200,14 @@ class ReplaySource:
         return self._batches(table, rows, max(1, batch_rows))
 
     def mine(
-        self, start_scn: int, end_scn: int, tables: Sequence[TableDef]
+        self,
+        start_scn: int,
+        end_scn: int,
+        tables: Sequence[TableDef],
+        session_start_scn: int | None = None,
     ) -> AbstractContextManager[Iterator[LogMinerRow]]:
+        """The bundle's rows of the window; ``session_start_scn`` does not apply (the rows
+        were mined when the bundle was recorded)."""
         return self._mine(start_scn, end_scn, tables)
 
     @contextmanager
