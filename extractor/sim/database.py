@@ -576,6 +576,23 @@ class SimDatabase:
         self._append(self._control_event(xid, OperationCode.REPLICATION_MARKER, scn, DDL_USERNAME))
         return xid
 
+    def redo_hole(self) -> int:
+        """What LogMiner shows where the redo it reads misses changes it cannot account for
+        (Utilities, "Steps in a Typical LogMiner Session": with options that allow a log to
+        be missing): one MISSING_SCN row (code 34, STATUS 1291, INFO ``Missing SCN a - b``,
+        no transaction, SQL_REDO NULL) at a new SCN, which it returns. In a CDB its
+        SRC_CON_NAME is NULL (the DB-API face): no PDB wrote it."""
+        scn = self._next_scn()
+        logs = self._threads[1].logs
+        self._append(
+            RedoEvent(
+                scn=scn, xid="0" * 16, code=OperationCode.MISSING_SCN, rs_id=logs.next_rs_id(48),
+                ssn=0, timestamp=self._clock(), username="UNKNOWN",
+                info=f"Missing SCN {scn} - {scn}", status=1291,
+            )
+        )  # fmt: skip
+        return scn
+
     def commit_at_one_scn(self, transactions: Sequence[SimTransaction]) -> int:
         """Commit ``transactions`` in order at one SCN and return it: RAC instances keep
         their own SCN clocks (synchronised by messages), so transactions of different

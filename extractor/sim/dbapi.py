@@ -536,13 +536,14 @@ class SimCursor:
         wanted = _Filter(
             set(owners), set(tables), set(objects), None if pdb is None else str(pdb),
             internal_rows=variants[text],
+            holes_of_every_container=_HOLES_OF_EVERY_CONTAINER in queries.LOGMNR_CONTAINER_FILTER,
         )  # fmt: skip
         offset = parse_utc_offset(self.db.server_time_zone)
         return [_contents_tuple(r, offset) for r, con in rows if wanted.selects(r, con)]
 
     def _containers_rows(
         self, start: int, end: int, session_start: int
-    ) -> list[tuple[LogMinerRow, str]]:
+    ) -> list[tuple[LogMinerRow, str | None]]:
         """The session's rows with their SRC_CON_NAME: in a PDB (per-PDB mining, no added
         logs) that PDB's rows; in the root every container's (server_settings.py)."""
         server = self.db.server
@@ -556,11 +557,17 @@ class SimCursor:
             return [(row, server.pdb_name) for row in rows]
         if not server.container_data_all:
             return []  # the root's own rows only: the simulator runs nothing there
-        tagged = [(row, server.pdb_name) for row in rows]
+        # a hole in the redo is no PDB's: SRC_CON_NAME NULL ("may not always have values")
+        tagged = [(row, None if row.operation_code == _MISSING_SCN else server.pdb_name)
+                  for row in rows]  # fmt: skip
         if server.clone_pdb is None:
             return tagged
         lag = server.clone_lag_scns
-        clone = [(row, server.clone_pdb) for row in self.db.clone_rows(start, end, lag)]
+        clone: list[tuple[LogMinerRow, str | None]] = [
+            (row, server.clone_pdb)
+            for row in self.db.clone_rows(start, end, lag)
+            if row.operation_code != _MISSING_SCN
+        ]
         return sorted(tagged + clone, key=lambda pair: pair[0].scn)  # stable: SCN order
 
     def _selected_columns(
@@ -780,9 +787,12 @@ class _Filter:
     objects: set[int]
     pdb: str | None = None
     internal_rows: bool = False  # queries.LOGMNR_INTERNAL_ROWS (SEQUENCE# is not modelled)
+    # the container filter lets MISSING_SCN rows of any container (or none) through
+    holes_of_every_container: bool = False
 
-    def selects(self, row: LogMinerRow, container: str) -> bool:
-        if self.pdb is not None and container != self.pdb:
+    def selects(self, row: LogMinerRow, container: str | None) -> bool:
+        a_hole_kept = self.holes_of_every_container and row.operation_code == _MISSING_SCN
+        if self.pdb is not None and container != self.pdb and not a_hole_kept:
             return False
         if row.operation_code == OperationCode.DDL and (row.info or "").startswith("INTERNAL DDL"):
             return False
@@ -798,6 +808,11 @@ class _Filter:
         if row.operation_code == OperationCode.DDL and row.seg_owner in self.owners:
             return True
         return row.table_name is not None and (row.seg_owner, row.table_name) in self.tables
+
+
+_MISSING_SCN = OperationCode.MISSING_SCN
+# the text of queries.LOGMNR_CONTAINER_FILTER that keeps every container's MISSING_SCN rows
+_HOLES_OF_EVERY_CONTAINER = f"OR OPERATION_CODE = {int(_MISSING_SCN)})"
 
 
 def _contents_tuple(row: LogMinerRow, server_offset: timedelta) -> Row:

@@ -31,6 +31,9 @@ _FIXED_SQL = {
     OperationCode.UNSUPPORTED: "Unsupported",
 }
 
+# Rows without a statement (SQL_REDO NULL): a replication marker, a hole in the redo.
+_NO_STATEMENT_CODES = frozenset({OperationCode.REPLICATION_MARKER, OperationCode.MISSING_SCN})
+
 # Rows rendered from their text with their own ROW_ID: a LOB value written out of line (no
 # ROWID) and the INTERNAL row that ends its statement (the row's ROWID, no table).
 _TEXT_CODES = frozenset(
@@ -64,6 +67,7 @@ class RedoEvent:
     object_id: int | None = None  # the OBJECT_ID of the table (incarnation) it changed
     # The OBJECT_ID of the partition whose row it changed (None: not partitioned): DATA_OBJ#.
     partition_id: int | None = None
+    status: int = 0  # V$LOGMNR_CONTENTS.STATUS (1291 on a MISSING_SCN row)
 
     @property
     def data_obj(self) -> int | None:
@@ -110,11 +114,11 @@ def render_rows(
         "rs_id": event.rs_id,
         "ssn": event.ssn,
         "rollback": event.rollback,
-        "status": 0,
+        "status": event.status,
         "info": event.info or _info(event.code),
         "username": event.username,
     }
-    if event.code is OperationCode.REPLICATION_MARKER:
+    if event.code in _NO_STATEMENT_CODES:
         return [LogMinerRow(csf=0, sql_redo=None, **base)]  # type: ignore[arg-type]
     pieces = split_sql_redo(sql)
     last = len(pieces) - 1
@@ -194,8 +198,8 @@ def _info(code: OperationCode) -> str | None:
 
 def _sql_redo(event: RedoEvent, nls: NlsSettings, *, rowid_in_statement: bool = True) -> str:
     code = event.code
-    if code is OperationCode.REPLICATION_MARKER:
-        return ""  # a marker carries no statement (rendered with SQL_REDO NULL)
+    if code in _NO_STATEMENT_CODES:
+        return ""  # a marker or a redo hole carries no statement (rendered with SQL_REDO NULL)
     if code is OperationCode.DDL:
         return event.text or ""
     fixed = _FIXED_SQL.get(code)

@@ -265,8 +265,12 @@ LOGMNR_INTERNAL_ROWS_CONDITION: Final = (
 )
 # A root session's rows of one PDB, its transaction-control rows included: other containers'
 # rows are left out (a clone has the same table names and object numbers; its transactions'
-# XIDs may equal the PDB's). Appended to LOGMNR_CONTENTS' WHERE clause.
-LOGMNR_CONTAINER_FILTER: Final = " AND SRC_CON_NAME = :pdb"
+# XIDs may equal the PDB's). MISSING_SCN rows are kept whatever their container: a hole in the
+# CDB's redo is one in the PDB's, and SRC_CON_NAME "may not always have values" (Utilities,
+# "The V$LOGMNR_CONTENTS View in a CDB"). Appended to LOGMNR_CONTENTS' WHERE clause.
+LOGMNR_CONTAINER_FILTER: Final = (
+    f" AND (SRC_CON_NAME = :pdb OR OPERATION_CODE = {int(OperationCode.MISSING_SCN)})"
+)
 IN_LIST_MAX: Final = 1000
 
 # -- snapshot reads (reference §4) ---------------------------------------------------------
