@@ -20,9 +20,7 @@ window's end are discarded before the window is reported (docs/transactions.md).
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -32,12 +30,8 @@ from extractor.assemble.records import BufferMetrics, CommittedTransaction
 from extractor.assemble.transaction_buffer import TransactionBuffer
 from extractor.config import MiningSettings
 from extractor.dictionary import TableDef
-from extractor.errors import MissingRedoLogError
-from extractor.logminer_row import LogMinerRow
 from extractor.redo_position import CommitPosition
 from extractor.source.base import Source
-
-LOG = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -75,7 +69,6 @@ class WindowMiner:
         self._spill_dir = spill_dir
         self._buffer: TransactionBuffer | None = None
         self.window_scns = mining.window_scns
-        self._sessions_cut_short: set[int] = set()  # session starts whose redo was gone
 
     def reset(
         self,
@@ -114,10 +107,7 @@ class WindowMiner:
             rows_read = 0
             oldest_open = buffer.oldest_open_scn()
             session_start = start_scn if oldest_open is None else min(oldest_open, start_scn)
-            with ExitStack() as session:
-                rows, session_start = self._open_session(
-                    session, tables, start_scn, end, session_start
-                )
+            with self._source.mine(start_scn, end, tables, session_start) as rows:
                 for row in joiner.join(rows):
                     rows_read += 1
                     committed = buffer.add(row)
@@ -129,6 +119,9 @@ class WindowMiner:
             if retention is not None:
                 abandoned = len(buffer.abandon_older_than(window_end - retention))
             logs = tuple(log.describe() for log in self._source.last_window_logs())
+            started = getattr(self._source, "last_session_start_scn", None)
+            if started is not None and (actual := started()) is not None:
+                session_start = actual  # later when the redo back there was gone
             yield MinedWindow(
                 start_scn,
                 window_end,
@@ -150,39 +143,6 @@ class WindowMiner:
                 continue
             self.window_scns = next_window_scns(window_scns, rows_read, self._mining)
             start_scn = window_end + 1
-
-    def _open_session(
-        self,
-        session: ExitStack,
-        tables: Sequence[TableDef],
-        start_scn: int,
-        end_scn: int,
-        session_start: int,
-    ) -> tuple[Iterator[LogMinerRow], int]:
-        """The window's rows from a session at ``session_start``; when the redo from there is
-        gone but the window's is not, from a session at the window's start (as a restart
-        could not resume: said once per SCN) rather than stop. Returns (rows, session start)."""
-        try:
-            rows = session.enter_context(
-                self._source.mine(start_scn, end_scn, tables, session_start)
-            )
-            return rows, session_start
-        except MissingRedoLogError as missing:
-            if session_start >= start_scn:
-                raise
-            rows = session.enter_context(self._source.mine(start_scn, end_scn, tables, start_scn))
-            if session_start not in self._sessions_cut_short:
-                self._sessions_cut_short.add(session_start)
-                LOG.warning(
-                    "the redo from SCN %d, where the oldest open transaction began, is gone "
-                    "(%s): mining from each window's start instead; LogMiner may show that "
-                    "transaction's changes as UNSUPPORTED (quarantined), and a restart cannot "
-                    "resume until it ends (restore the logs, or set "
-                    "mining.transaction_retention_scns)",
-                    session_start, missing.detail,
-                    extra={"session_start_scn": session_start, "window_start_scn": start_scn},
-                )  # fmt: skip
-            return rows, start_scn
 
     def close(self) -> None:
         if self._buffer is not None:

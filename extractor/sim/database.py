@@ -583,10 +583,13 @@ class SimDatabase:
         no transaction, SQL_REDO NULL) at a new SCN, which it returns. In a CDB its
         SRC_CON_NAME is NULL (the DB-API face): no PDB wrote it."""
         scn = self._next_scn()
-        logs = self._threads[1].logs
+        xid = "0" * 16
+        thread = min(n for n, t in self._threads.items() if t.status == "OPEN")
+        self._thread_by_xid[xid] = thread  # the first open instance's redo, as DDL's
+        logs = self._threads[thread].logs
         self._append(
             RedoEvent(
-                scn=scn, xid="0" * 16, code=OperationCode.MISSING_SCN, rs_id=logs.next_rs_id(48),
+                scn=scn, xid=xid, code=OperationCode.MISSING_SCN, rs_id=logs.next_rs_id(48),
                 ssn=0, timestamp=self._clock(), username="UNKNOWN",
                 info=f"Missing SCN {scn} - {scn}", status=1291,
             )

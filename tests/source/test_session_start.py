@@ -15,10 +15,11 @@ import pytest
 from extractor.assemble.records import CommittedTransaction
 from extractor.assemble.window_miner import MinedWindow, WindowMiner
 from extractor.config import MiningSettings
+from extractor.errors import MissingRedoLogError
 from extractor.logminer_row import OperationCode
 from extractor.sim.database import SimDatabase
 from extractor.sim.dbapi import SimConnection
-from extractor.source.oracle.oracle_source import OracleSource
+from extractor.source.oracle.oracle_source import OracleSource, open_oracle_source
 from tests.sim.sim_tables import one_table
 
 TABLE = one_table(("NAME", "VARCHAR2(40)"))
@@ -123,38 +124,81 @@ def _window_rows(
         return [(r.scn, r.rs_id, r.operation_code) for r in rows]
 
 
-def test_with_the_redo_before_the_window_gone_windows_start_their_own_sessions(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
-    """The archived logs back to the open transaction's start are deleted while it is still
-    open: mining goes on from each window's start, as before, and says so once."""
+def _open_across_a_purge(
+    tmp_path: Path, *, pdb: bool, purge_the_window: bool = False
+) -> tuple[SimDatabase, OracleSource, WindowMiner, int, int]:
+    """A transaction open since SCN ``first`` among short ones, mined up to ``resume`` - 1
+    (the buffer holds it open); 30 more short ones; then the archived logs below the one
+    holding ``resume`` deleted (with ``purge_the_window``, that one too). Returns (database,
+    source, miner, first, resume)."""
     db = SimDatabase(log_switch_every=10)
+    if pdb:  # a session in the PDB (19c+): LogMiner picks the logs; ORA-01291 from START_LOGMNR
+        db.server.cdb = True
+        db.server.container_name = db.server.pdb_name
     db.create_table(TABLE)
     first = db.current_scn() + 1
     long = db.begin()
     long.insert("O", "T", {"ID": 1, "NAME": "open across the purge"})
-    source = OracleSource(SimConnection(db), nls=db.nls)
+    for key in range(100, 110):
+        _commit_one(db, key)
+    resume = db.current_scn() + 1
+    source = open_oracle_source(lambda: SimConnection(db), nls=db.nls)
     miner = WindowMiner(source, MiningSettings(window_scns=6, min_window_scns=6,
                                                max_window_scns=6), 1 << 20, tmp_path)  # fmt: skip
     miner.reset(None)
-    before = list(miner.mine([TABLE], first, db.current_scn()))
-    for key in range(100, 140):
-        short = db.begin()
-        short.insert("O", "T", {"ID": key, "NAME": "short"})
-        short.commit()
-    db.purge_archived_logs(below_sequence=db.log_files()[-1].sequence - 1)
-    resume = before[-1].window_end + 1 if isinstance(before[-1], MinedWindow) else first
+    assert (
+        len(
+            [
+                e
+                for e in miner.mine([TABLE], first, resume - 1)
+                if isinstance(e, CommittedTransaction)
+            ]
+        )
+        == 10
+    )
+    for key in range(110, 140):
+        _commit_one(db, key)
+    (holding,) = [
+        f for f in db.log_files()
+        if not f.is_online and f.first_change <= resume < (f.next_change or resume + 1)
+    ]  # fmt: skip
+    db.purge_archived_logs(below_sequence=holding.sequence + (1 if purge_the_window else 0))
+    return db, source, miner, first, resume
 
-    with caplog.at_level(logging.WARNING, logger="extractor.assemble.window_miner"):
-        events = list(miner.mine([TABLE], max(resume, _first_minable(db)), db.current_scn()))
+
+def _commit_one(db: SimDatabase, key: int) -> None:
+    short = db.begin()
+    short.insert("O", "T", {"ID": key, "NAME": "short"})
+    short.commit()
+
+
+@pytest.mark.parametrize("pdb", [False, True], ids=["added-logs", "pdb-session"])
+def test_with_the_redo_before_the_window_gone_windows_start_their_own_sessions(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, pdb: bool
+) -> None:
+    """The archived logs back to the open transaction's start are deleted while it is still
+    open: each window is mined from a session at its own start (as before sessions started
+    at the oldest open transaction), at once, not after the retries for a log not yet
+    archived, and says so once."""
+    db, source, miner, first, resume = _open_across_a_purge(tmp_path, pdb=pdb)
+    sleeps: list[float] = []
+    source._sleep = sleeps.append  # the retry delays, counted not slept
+    with caplog.at_level(logging.WARNING, logger="extractor.source.oracle.oracle_source"):
+        events = list(miner.mine([TABLE], resume, db.written_scn()))
     miner.close()
 
     windows = [e for e in events if isinstance(e, MinedWindow)]
-    assert windows and all(w.session_start_scn == w.start_scn for w in windows)
-    assert [w.oldest_open_scn for w in windows] == [first] * len(windows)
-    warnings = [r for r in caplog.records if "is gone" in r.getMessage()]
-    assert len(warnings) == 1 and str(first) in warnings[0].getMessage()
+    committed = [e for e in events if isinstance(e, CommittedTransaction)]
+    assert len(windows) > 5
+    assert all(w.oldest_open_scn == first and w.session_start_scn == w.start_scn for w in windows)
+    assert len(committed) == 30  # every short transaction after `resume`, none lost
+    assert sleeps == []
+    warnings = [r.getMessage() for r in caplog.records if "cannot start at SCN" in r.getMessage()]
+    assert len(warnings) == 1 and f"SCN {first}" in warnings[0]
 
 
-def _first_minable(db: SimDatabase) -> int:
-    return min(f.first_change for f in db.log_files() if f.available)
+def test_with_the_windows_own_redo_gone_mining_stops(tmp_path: Path) -> None:
+    db, _, miner, _, resume = _open_across_a_purge(tmp_path, pdb=False, purge_the_window=True)
+    with pytest.raises(MissingRedoLogError, match=f"redo for SCN {resume} "):
+        list(miner.mine([TABLE], resume, db.written_scn()))
+    miner.close()

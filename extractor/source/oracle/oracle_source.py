@@ -22,7 +22,7 @@ from typing import Any
 import pyarrow as pa
 
 from extractor.dictionary import SupplementalLogging, TableDef
-from extractor.errors import SourceError, TableNotFoundError
+from extractor.errors import MissingRedoLogError, SourceError, TableNotFoundError
 from extractor.incarnation import PdbIncarnation, SourceIncarnation
 from extractor.logminer_row import LogMinerRow, OperationCode
 from extractor.nls import NlsSettings
@@ -85,6 +85,8 @@ class OracleSource:
         self._tables: dict[tuple[str, str], TableDef] = {}
         self._database_logging: SupplementalLogging | None = None
         self._window_logs: tuple[RedoLogInUse, ...] = ()
+        self._session_start: int | None = None  # of the last session
+        self._session_starts_gone: set[int] = set()  # where a session could not start
         self._objects: dict[int, tuple[str, str]] = {}  # OBJECT_ID -> (owner, table) mined
         self._objects_read: set[tuple[str, str]] = set()  # tables whose OBJECT_ID was read
         # Tables with a DDL row since their OBJECT_ID was read (a DROP and CREATE gives the
@@ -268,11 +270,16 @@ class OracleSource:
         error (logminer_session.RETRYABLE_CODES) starts a new session there, after a
         doubling delay, at most ``retry_attempts`` times, whose rows are read from where the
         rows stopped. Rows come in SCN order: it reads from the SCN of the last row handed on
-        and skips the rows of that SCN already handed on (by identity: see _Position)."""
+        and skips the rows of that SCN already handed on (by identity: see _Position).
+
+        When the session cannot start at ``session_start_scn`` for missing redo, it starts
+        where the rows are read from instead (at once, before any retry): the redo back to
+        the oldest open transaction may be gone while the window's is not."""
         position = _Position(start_scn)
         failures = 0
         while True:
             try:
+                self._session_start = session_start_scn
                 with self._session(session_start_scn, position.scn, end_scn, tables) as rows:
                     for row in rows:
                         if position.is_new(row):
@@ -283,6 +290,11 @@ class OracleSource:
                     self._object_ids(tables)
                 return
             except SourceError as error:
+                if isinstance(error, MissingRedoLogError) and session_start_scn < position.scn:
+                    self._warn_session_start_gone(session_start_scn, position.scn, error)
+                    session_start_scn = position.scn
+                    position.restart()
+                    continue
                 code = retryable_code(error)
                 if code is None or failures >= self._retry_attempts:
                     raise
@@ -294,6 +306,29 @@ class OracleSource:
                 )  # fmt: skip
                 self._sleep(delay)
                 position.restart()
+
+    def _warn_session_start_gone(
+        self, session_start_scn: int, read_from_scn: int, error: MissingRedoLogError
+    ) -> None:
+        """Said once per session start: while the oldest open transaction stays open, every
+        window meets it again."""
+        if session_start_scn in self._session_starts_gone:
+            return
+        self._session_starts_gone.add(session_start_scn)
+        log.warning(
+            "LogMiner cannot start at SCN %d, the first SCN of the oldest open transaction "
+            "(%s): windows are mined from their own start while it stays open. LogMiner may "
+            "then show its changes, or the undo of its rolled-back changes, as UNSUPPORTED "
+            "(quarantined, or a rolled-back change landed), and a restart cannot resume "
+            "before it ends; restore the logs from SCN %d (oracdc status lists the "
+            "transaction)",
+            session_start_scn, error.detail, session_start_scn,
+            extra={"session_start_scn": session_start_scn, "read_from_scn": read_from_scn},
+        )  # fmt: skip
+
+    def last_session_start_scn(self) -> int | None:
+        """Where the last ``mine``'s LogMiner session started (None before the first)."""
+        return self._session_start
 
     def check_redo_available(self, start_scn: int, end_scn: int) -> bool:
         """MissingRedoLogError when the redo logs do not cover ``start_scn..end_scn``: the
