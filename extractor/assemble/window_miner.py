@@ -44,7 +44,8 @@ class MinedWindow:
     window_end: int
     window_scns: int  # the size it was mined with
     # where its LogMiner session started: the first SCN of the oldest transaction open
-    # before it, or start_scn (docs/transactions.md "Transactions across windows")
+    # before it, or start_scn, or later when the redo back there was gone (the source's
+    # last_session_start_scn; docs/transactions.md "Transactions across windows")
     session_start_scn: int
     rows_read: int
     oldest_open_scn: int | None

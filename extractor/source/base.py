@@ -155,7 +155,8 @@ class Source(Protocol):
         session that starts at ``session_start_scn`` (<= ``start_scn``; default
         ``start_scn``): the first SCN of the oldest transaction still open, so that LogMiner
         reads every transaction it renders from its start. Raises MissingRedoLogError when
-        redo for the session's range is gone."""
+        redo for the rows' range is gone (with only the redo below ``start_scn`` gone, a
+        source may start the session later instead: ``OracleSource``)."""
         ...
 
     def last_window_logs(self) -> Sequence[RedoLogInUse]:

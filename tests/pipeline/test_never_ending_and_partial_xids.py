@@ -53,7 +53,7 @@ def test_a_transaction_committed_in_a_later_session_is_landed(spark: Any, tmp_pa
         spans.rollback_to("s")
         spans.commit()
         discarded.rollback()
-        return extractor.stream_once()  # second session: their ends, XID ...FFFFFFFF
+        return extractor.stream_once()  # second session, from the oldest open transaction
 
     result = run_cycle(spark, config, db, two_sessions)
 

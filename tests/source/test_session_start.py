@@ -199,6 +199,32 @@ def test_with_the_redo_before_the_window_gone_windows_start_their_own_sessions(
 
 def test_with_the_windows_own_redo_gone_mining_stops(tmp_path: Path) -> None:
     db, _, miner, _, resume = _open_across_a_purge(tmp_path, pdb=False, purge_the_window=True)
-    with pytest.raises(MissingRedoLogError, match=f"redo for SCN {resume} "):
+    with pytest.raises(MissingRedoLogError) as gap:
         list(miner.mine([TABLE], resume, db.written_scn()))
     miner.close()
+    assert gap.value.last_scn is not None and gap.value.last_scn >= resume  # the window's own
+
+
+def test_a_log_not_yet_available_is_retried_from_the_oldest_open_transaction(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """ORA-01291 from START_LOGMNR does not say which log is missing: the session at the
+    window's start is tried; when it fails too, the retries go on from the oldest open
+    transaction, and nothing says its redo is gone."""
+    db = SimDatabase(pre_session_unsupported_rate=1.0)
+    first, last = _spanning_workload(db)
+    window = (first + 30, last)
+    expected = _window_rows(OracleSource(SimConnection(db), nls=db.nls), window, first)
+    connection = SimConnection(db)
+    connection.faults.extend([("START_LOGMNR", 1291), ("START_LOGMNR", 1291)])
+    sleeps: list[float] = []
+    source = OracleSource(connection, nls=db.nls, retry_attempts=2, sleep=sleeps.append)
+
+    with caplog.at_level(logging.WARNING, logger="extractor.source.oracle.oracle_source"):
+        rows = _window_rows(source, window, first)
+
+    assert rows == expected
+    assert OperationCode.UNSUPPORTED not in {code for _, _, code in rows}
+    assert source.last_session_start_scn() == first
+    assert len(sleeps) == 1
+    assert not [r for r in caplog.records if "cannot start at SCN" in r.getMessage()]

@@ -17,7 +17,7 @@ from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from datetime import timedelta
-from typing import Any
+from typing import Any, cast
 
 import pyarrow as pa
 
@@ -272,15 +272,21 @@ class OracleSource:
         rows stopped. Rows come in SCN order: it reads from the SCN of the last row handed on
         and skips the rows of that SCN already handed on (by identity: see _Position).
 
-        When the session cannot start at ``session_start_scn`` for missing redo, it starts
-        where the rows are read from instead (at once, before any retry): the redo back to
-        the oldest open transaction may be gone while the window's is not."""
+        When the session cannot start at ``session_start_scn`` for redo missing below the
+        rows' start (the log selection says so; ORA-01291 from ``START_LOGMNR`` does not say
+        where), a session where the rows are read from is tried at once, before any retry:
+        the redo back to the oldest open transaction may be gone while the window's is not.
+        If that one fails too, the retries go on from ``session_start_scn``."""
         position = _Position(start_scn)
         failures = 0
+        given_up: tuple[int, str] | None = None  # (session start, why) while its fallback runs
         while True:
             try:
                 self._session_start = session_start_scn
                 with self._session(session_start_scn, position.scn, end_scn, tables) as rows:
+                    if given_up is not None:  # the fallback session started: say so, once
+                        self._warn_session_start_gone(*given_up, position.scn)
+                        given_up = None
                     for row in rows:
                         if position.is_new(row):
                             if row.operation_code == _DDL:
@@ -290,11 +296,17 @@ class OracleSource:
                     self._object_ids(tables)
                 return
             except SourceError as error:
-                if isinstance(error, MissingRedoLogError) and session_start_scn < position.scn:
-                    self._warn_session_start_gone(session_start_scn, position.scn, error)
+                if (
+                    given_up is None
+                    and session_start_scn < position.scn
+                    and _missing_below(error, position.scn)
+                ):
+                    given_up = (session_start_scn, cast(MissingRedoLogError, error).detail)
                     session_start_scn = position.scn
                     position.restart()
                     continue
+                if given_up is not None:  # the rows' own redo is missing too
+                    session_start_scn, given_up = given_up[0], None
                 code = retryable_code(error)
                 if code is None or failures >= self._retry_attempts:
                     raise
@@ -308,7 +320,7 @@ class OracleSource:
                 position.restart()
 
     def _warn_session_start_gone(
-        self, session_start_scn: int, read_from_scn: int, error: MissingRedoLogError
+        self, session_start_scn: int, why: str, read_from_scn: int
     ) -> None:
         """Said once per session start: while the oldest open transaction stays open, every
         window meets it again."""
@@ -322,7 +334,7 @@ class OracleSource:
             "(quarantined, or a rolled-back change landed), and a restart cannot resume "
             "before it ends; restore the logs from SCN %d (oracdc status lists the "
             "transaction)",
-            session_start_scn, error.detail, session_start_scn,
+            session_start_scn, why, session_start_scn,
             extra={"session_start_scn": session_start_scn, "read_from_scn": read_from_scn},
         )  # fmt: skip
 
@@ -527,6 +539,16 @@ class OracleSource:
             raise_unhandled(error, what)
         finally:
             cursor.close()
+
+
+def _missing_below(error: SourceError, read_from_scn: int) -> bool:
+    """Whether ``error`` may be redo missing below ``read_from_scn`` only: the log selection's
+    gap ends below it, or ``START_LOGMNR`` failed with ORA-01291 (it does not say where)."""
+    if not isinstance(error, MissingRedoLogError):
+        return False
+    if error.last_scn is not None and error.last_scn < read_from_scn:
+        return True
+    return retryable_code(error) == "ORA-01291"
 
 
 class _Position:
