@@ -186,12 +186,19 @@ def _workload(case: HarnessCase) -> tuple[SimDatabase, WorkloadRunner, bool]:
     pre_session_unsupported = random.Random(f"pre-session-{case.seed}").choice((0.0, 0.2))
     # Half the seeds: RAC, two instances each writing its own redo thread. Own random stream.
     threads = random.Random(f"rac-{case.seed}").choice((1, 2))
+    # A third of the seeds: multiplexed online logs whose first member of group 1 is
+    # INVALID (inaccessible): the online-log query must name the other one. Own stream.
+    multiplexed = random.Random(f"members-{case.seed}").random() < 1 / 3
     db = SimDatabase(
         partial_xid_rate=partial_xid_rate,
         partial_xid_seed=case.seed,
         pre_session_unsupported_rate=pre_session_unsupported,
         threads=threads,
+        online_log_members=2 if multiplexed else 1,
     )
+    if multiplexed:
+        (group_1,) = [f for f in db.log_files() if f.is_online and f.thread == 1]
+        db.set_log_member_status(group_1.members[0], "INVALID")
     # RAC seeds, half of them: rows of two threads at one SCN come in another order in a
     # session starting at an odd SCN. Own random stream.
     db.thread_order_varies = (
