@@ -261,11 +261,18 @@ class TimedSource:
 
 
 def timed_call(timer: PhaseTimer, phase: str, function: Any) -> Any:
-    """``function`` wrapped so that its calls add to ``phase`` of ``timer``."""
+    """``function`` wrapped so that its calls add to ``phase`` of ``timer``. It wraps calls
+    made once per transaction: two clock reads, no context manager (which cost ~3 us a call
+    here, 2-4% of a 100k stream pass that the measurement then counted as ours)."""
+    clock = time.perf_counter
+    seconds = timer.seconds
 
     def call(*args: Any, **kwargs: Any) -> Any:
-        with timer.phase(phase):
+        started = clock()
+        try:
             return function(*args, **kwargs)
+        finally:
+            seconds[phase] = seconds.get(phase, 0.0) + (clock() - started)
 
     return call
 
