@@ -9,6 +9,7 @@ key is refused.
 from __future__ import annotations
 
 import functools
+import logging
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -21,7 +22,10 @@ from extractor.column_policy import ColumnRules, parse_column_rules
 from extractor.errors import ConfigError
 from extractor.name_patterns import is_pattern, table_matches
 from extractor.nls import NlsSettings
+from extractor.parse.nls_check import check_nls
 from extractor.snapshot_modes import SnapshotModes, parse_snapshot_modes
+
+LOG = logging.getLogger(__name__)
 
 CONFIG_FILE_NAME = "oracdc.yml"
 
@@ -224,6 +228,15 @@ def config_from_mapping(
         nls = NlsSettings.from_json(_mapping(raw.get("nls", {}), "nls", where))
     except ValueError as error:
         raise ConfigError(f"{where}: nls: {error}") from None
+    findings = check_nls(nls)
+    if findings.refused:
+        raise ConfigError(
+            f"{where}: nls: {'; '.join(findings.refused)}",
+            fix="leave nls out (the defaults lose nothing), or give formats with SYYYY, MM, "
+            "DD, HH24, MI, SS, FF and TZH:TZM",
+        )
+    for warning in findings.warned:
+        LOG.warning("%s: nls: %s", where, warning)
     landing = str(spark.get("landing", "auto"))
     if landing not in ("auto", "spark"):
         raise ConfigError(

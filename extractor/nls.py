@@ -1,7 +1,8 @@
 """Session NLS settings under which LogMiner renders SQL_REDO literals.
 
-Defaults are the ones the extractor sets on its own LogMiner session (as Debezium
-does, ``docs/logminer.md`` §3); a replay bundle carries its own in ``bundle.json``.
+Defaults are the ones the extractor sets on its own LogMiner session (``docs/logminer.md``
+§3): Debezium's, with a signed year (``SYYYY``) so that a BC date keeps its sign; a replay
+bundle carries its own in ``bundle.json``.
 """
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ from typing import Any
 
 @dataclass(frozen=True)
 class NlsSettings:
-    date_format: str = "YYYY-MM-DD HH24:MI:SS"
-    timestamp_format: str = "YYYY-MM-DD HH24:MI:SS.FF9"
-    timestamp_tz_format: str = "YYYY-MM-DD HH24:MI:SS.FF9 TZH:TZM"
+    # SYYYY, not YYYY: YYYY prints a BC year without its sign (4712 BC as 4712), which would
+    # read as that year AD; SYYYY prints "-4712" for it and a space before an AD year.
+    date_format: str = "SYYYY-MM-DD HH24:MI:SS"
+    timestamp_format: str = "SYYYY-MM-DD HH24:MI:SS.FF9"
+    timestamp_tz_format: str = "SYYYY-MM-DD HH24:MI:SS.FF9 TZH:TZM"
     numeric_characters: str = ".,"
     time_zone: str = "00:00"
 
@@ -41,6 +44,14 @@ class NlsSettings:
             f"TIME_ZONE = '{self.time_zone}'"
         )
 
+
+# The defaults until 2026-11-28, with unsigned years: replay bundles recorded then carry them
+# (the compiled parser reads their values as fast as today's).
+UNSIGNED_YEAR_DEFAULTS = NlsSettings(
+    date_format="YYYY-MM-DD HH24:MI:SS",
+    timestamp_format="YYYY-MM-DD HH24:MI:SS.FF9",
+    timestamp_tz_format="YYYY-MM-DD HH24:MI:SS.FF9 TZH:TZM",
+)
 
 _JSON_KEYS = {
     "date_format": "NLS_DATE_FORMAT",

@@ -55,6 +55,7 @@ from extractor.config import MiningSettings
 from extractor.dictionary import TableDef
 from extractor.errors import MiningProcessError
 from extractor.logminer_row import LogMinerRow
+from extractor.nls import NlsSettings
 from extractor.redo_position import CommitPosition
 from extractor.source.base import Source
 
@@ -79,6 +80,7 @@ class _Start:
     memory_budget_bytes: int
     spill_dir: Path
     log_level: int
+    nls: NlsSettings  # an Oracle session's formats (docs/configuration.md, nls)
 
 
 @dataclass(frozen=True)
@@ -177,6 +179,7 @@ class MiningProcess:
         mining: MiningSettings,
         memory_budget_bytes: int,
         spill_dir: Path,
+        nls: NlsSettings | None = None,
     ) -> None:
         self._start = _Start(
             dict(source),
@@ -185,6 +188,7 @@ class MiningProcess:
             memory_budget_bytes,
             spill_dir,
             logging.getLogger().getEffectiveLevel(),
+            nls or NlsSettings(),
         )
         self._process: ChildProcess | None = None
         self._reset: tuple[CommitPosition | None, tuple[tuple[int, str, str], ...]] | None = None
@@ -640,7 +644,7 @@ def own_spill_dir(spill_dir: Path, pid: int) -> Path:
 def _configured_source(start: _Start) -> Source:
     from extractor.source.factory import open_source
 
-    return open_source(start.source, data_dir=start.data_dir)
+    return open_source(start.source, data_dir=start.data_dir, nls=start.nls)
 
 
 class _NamedObjects:

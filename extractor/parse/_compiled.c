@@ -717,6 +717,7 @@ enum Kind {
 
 /* flags (spec b for the datetime kinds, spec a for the number kinds' NLS check) */
 #define NLS_DEFAULT 1
+#define SIGNED_YEAR 2 /* the session format's year is SYYYY: one sign character before it */
 
 static int equals(const Text *t, Py_ssize_t start, Py_ssize_t end, const char *text) {
     Py_ssize_t len = (Py_ssize_t)strlen(text);
@@ -1133,24 +1134,43 @@ static int has_apostrophe(const Text *t, Py_ssize_t start, Py_ssize_t end) {
     return 0;
 }
 
-static PyObject *to_date(const Text *t, int nls_default) {
+/* Where the year starts in a value written under a session format with these flags: past
+ * SYYYY's sign position when it holds a space (an AD year); -1 for anything else there (a
+ * '-' is a BC year: left to the reference, which refuses it). */
+static Py_ssize_t year_start(const Text *t, Py_ssize_t vs, int flags) {
+    if (!(flags & SIGNED_YEAR)) return vs;
+    return ch(t, vs) == ' ' ? vs + 1 : -1;
+}
+
+static PyObject *to_date(const Text *t, int flags) {
     Py_ssize_t vs, ve, fs, fe;
     if (!call_argument(t, "TO_DATE", &vs, &ve, &fs, &fe)) return NOT_HANDLED;
-    if (fs < 0 ? !nls_default : !equals(t, fs, fe, "YYYY-MM-DD HH24:MI:SS")) return NOT_HANDLED;
+    if (fs >= 0) { /* the format LogMiner wrote beside the value: the session's */
+        if (equals(t, fs, fe, "YYYY-MM-DD HH24:MI:SS"))
+            flags = NLS_DEFAULT;
+        else if (equals(t, fs, fe, "SYYYY-MM-DD HH24:MI:SS"))
+            flags = NLS_DEFAULT | SIGNED_YEAR;
+        else
+            return NOT_HANDLED;
+    } else if (!(flags & NLS_DEFAULT)) {
+        return NOT_HANDLED;
+    }
+    vs = year_start(t, vs, flags);
     Moment m;
-    if (ve - vs != 19 || !date_time_at(t, vs, &m)) return NOT_HANDLED;
+    if (vs < 0 || ve - vs != 19 || !date_time_at(t, vs, &m)) return NOT_HANDLED;
     return PyDateTimeAPI->DateTime_FromDateAndTime(m.year, m.month, m.day, m.hour, m.minute,
                                                    m.second, 0, Py_None,
                                                    PyDateTimeAPI->DateTimeType);
 }
 
-static PyObject *to_timestamp(const Text *t, long precision, int nls_default) {
+static PyObject *to_timestamp(const Text *t, long precision, int flags) {
     Py_ssize_t vs, ve, fs, fe;
-    if (!nls_default || precision < 0 || precision > 9) return NOT_HANDLED;
+    if (!(flags & NLS_DEFAULT) || precision < 0 || precision > 9) return NOT_HANDLED;
     if (!call_argument(t, "TO_TIMESTAMP", &vs, &ve, &fs, &fe) || fs >= 0) return NOT_HANDLED;
     if (has_apostrophe(t, vs, ve)) return NOT_HANDLED;
+    vs = year_start(t, vs, flags);
     Moment m;
-    if (ve - vs < 21 || !date_time_at(t, vs, &m) || fraction_at(t, vs + 19, &m) != ve)
+    if (vs < 0 || ve - vs < 21 || !date_time_at(t, vs, &m) || fraction_at(t, vs + 19, &m) != ve)
         return NOT_HANDLED;
     long unit = 1;
     for (long k = precision; k < 9; k++) unit *= 10;
@@ -1187,13 +1207,14 @@ static void civil_from_days(long z, int *y, int *m, int *d) {
     *y = (int)(yoe + era * 400 + (*m <= 2));
 }
 
-static PyObject *to_timestamp_tz(const Text *t, long precision, int nls_default) {
+static PyObject *to_timestamp_tz(const Text *t, long precision, int flags) {
     Py_ssize_t vs, ve, fs, fe;
-    if (!nls_default || precision < 0 || precision > 6) return NOT_HANDLED;
+    if (!(flags & NLS_DEFAULT) || precision < 0 || precision > 6) return NOT_HANDLED;
     if (!call_argument(t, "TO_TIMESTAMP_TZ", &vs, &ve, &fs, &fe) || fs >= 0) return NOT_HANDLED;
     if (has_apostrophe(t, vs, ve)) return NOT_HANDLED;
+    vs = year_start(t, vs, flags);
     Moment m;
-    if (ve - vs < 28 || !date_time_at(t, vs, &m)) return NOT_HANDLED;
+    if (vs < 0 || ve - vs < 28 || !date_time_at(t, vs, &m)) return NOT_HANDLED;
     Py_ssize_t i = fraction_at(t, vs + 19, &m);
     /* ' +HH:MM' */
     if (i < 0 || ve - i != 7 || ch(t, i) != ' ') return NOT_HANDLED;
@@ -1229,9 +1250,9 @@ static PyObject *fast_value(const Text *t, long kind, long a, long b) {
             return b & NLS_DEFAULT ? to_decimal(t, a >> 8, (signed char)(a & 0xFF)) : NOT_HANDLED;
         case K_DOUBLE: return a & NLS_DEFAULT ? to_binary(t, 0) : NOT_HANDLED;
         case K_SINGLE: return a & NLS_DEFAULT ? to_binary(t, 1) : NOT_HANDLED;
-        case K_DATE: return to_date(t, (int)(b & NLS_DEFAULT));
-        case K_TIMESTAMP: return to_timestamp(t, a, (int)(b & NLS_DEFAULT));
-        case K_TIMESTAMP_TZ: return to_timestamp_tz(t, a, (int)(b & NLS_DEFAULT));
+        case K_DATE: return to_date(t, (int)(b & (NLS_DEFAULT | SIGNED_YEAR)));
+        case K_TIMESTAMP: return to_timestamp(t, a, (int)(b & (NLS_DEFAULT | SIGNED_YEAR)));
+        case K_TIMESTAMP_TZ: return to_timestamp_tz(t, a, (int)(b & (NLS_DEFAULT | SIGNED_YEAR)));
         case K_BYTES: return to_bytes(t);
         default: return NOT_HANDLED;
     }

@@ -175,6 +175,27 @@ def compile_format(model: str) -> DatetimeFormat:
     return DatetimeFormat(model, re.compile("".join(parts)))
 
 
+def format_elements(model: str) -> tuple[str, ...]:
+    """The format elements of ``model``, upper case, in order (quoted text and punctuation
+    left out). DatetimeFormatError for an element the reader does not support."""
+    elements: list[str] = []
+    upper = model.upper()
+    i = 0
+    while i < len(model):
+        if model[i] == '"':
+            close = model.find('"', i + 1)
+            if close == -1:
+                raise DatetimeFormatError(f"unterminated quoted text in format {model!r}")
+            i = close + 1
+        elif not model[i].isalnum():
+            i += 1
+        else:
+            name = _element_at(upper, i, model)[0]
+            elements.append(name)
+            i += len(name)
+    return tuple(elements)
+
+
 def _element_at(upper: str, i: int, model: str) -> tuple[str, str, str]:
     if upper.startswith("FF", i):
         digit = upper[i + 2 : i + 3]
@@ -188,7 +209,10 @@ def _element_at(upper: str, i: int, model: str) -> tuple[str, str, str]:
 
 def _year(fields: dict[str, str], current_year: int | None) -> int:
     if "year" in fields:
-        return int(fields["year"])
+        year = int(fields["year"])
+        if year < 1:  # SYYYY's sign: a BC date, which no Python or Spark date holds
+            raise ValueError(f"year {year} is before 1 AD, where Spark dates and timestamps end")
+        return year
     year_now = current_year if current_year is not None else date.today().year
     if "rr" in fields:
         text = fields["rr"]

@@ -170,10 +170,23 @@ _K_DATE, _K_TIMESTAMP, _K_TIMESTAMP_TZ, _K_BYTES = 6, 7, 8, 9
 _K_NULL_ONLY = 10  # any kind _compiled.c does not read: NULL, IS NULL, Unsupported Type only
 _FALLBACK_SPEC = (_K_FALLBACK, 0, 0)
 _NULL_ONLY_SPEC = (_K_NULL_ONLY, 0, 0)
-_DEFAULT_DATE_FORMATS = frozenset({"YYYY-MM-DD HH24:MI:SS"})
-_DEFAULT_TIMESTAMP_FORMATS = frozenset({"YYYY-MM-DD HH24:MI:SS.FF9", "YYYY-MM-DD HH24:MI:SS.FF"})
-_DEFAULT_TZ_FORMATS = frozenset(
-    {"YYYY-MM-DD HH24:MI:SS.FF9 TZH:TZM", "YYYY-MM-DD HH24:MI:SS.FF TZH:TZM"}
+# The session formats _compiled.c reads, as its flags: _NLS_DEFAULT, and _SIGNED_YEAR for
+# SYYYY (one character before the year: a space for an AD year; a '-' is left to the
+# reference, which refuses a BC date). Today's defaults and the YYYY ones before them
+# (replay bundles recorded then).
+_NLS_DEFAULT, _SIGNED_YEAR = 1, 2
+
+
+def _format_flags(*models: str) -> dict[str, int]:
+    flags = {model: _NLS_DEFAULT for model in models}
+    flags.update({f"S{model}": _NLS_DEFAULT | _SIGNED_YEAR for model in models})
+    return flags
+
+
+_DATE_FORMAT_FLAGS = _format_flags("YYYY-MM-DD HH24:MI:SS")
+_TIMESTAMP_FORMAT_FLAGS = _format_flags("YYYY-MM-DD HH24:MI:SS.FF9", "YYYY-MM-DD HH24:MI:SS.FF")
+_TZ_FORMAT_FLAGS = _format_flags(
+    "YYYY-MM-DD HH24:MI:SS.FF9 TZH:TZM", "YYYY-MM-DD HH24:MI:SS.FF TZH:TZM"
 )
 _Spec = tuple[int, int, int]
 # Per table and NLS settings: (table, nls, the specs by column name, _columns_by_name).
@@ -231,15 +244,15 @@ def _fast_value_spec(column: ColumnDef, nls: NlsSettings) -> _Spec:
     if data_type == "BINARY_FLOAT":
         return (_K_SINGLE, plain_numbers, 0)
     if data_type == "DATE":
-        return (_K_DATE, 0, int(nls.date_format in _DEFAULT_DATE_FORMATS))
+        return (_K_DATE, 0, _DATE_FORMAT_FLAGS.get(nls.date_format, 0))
     timestamp = TIMESTAMP_TYPE.match(data_type)
     if timestamp:
         precision = int(timestamp.group(1)) if timestamp.group(1) else DEFAULT_TIMESTAMP_PRECISION
         if timestamp.group(3):
             return _FALLBACK_SPEC  # WITH LOCAL TIME ZONE: the session zone, when no offset
         if timestamp.group(2):
-            return (_K_TIMESTAMP_TZ, precision, int(nls.timestamp_tz_format in _DEFAULT_TZ_FORMATS))
-        return (_K_TIMESTAMP, precision, int(nls.timestamp_format in _DEFAULT_TIMESTAMP_FORMATS))
+            return (_K_TIMESTAMP_TZ, precision, _TZ_FORMAT_FLAGS.get(nls.timestamp_tz_format, 0))
+        return (_K_TIMESTAMP, precision, _TIMESTAMP_FORMAT_FLAGS.get(nls.timestamp_format, 0))
     if data_type in STRING_TYPES:
         return (_K_STRING, 0, 0)
     if data_type in BINARY_TYPES:

@@ -36,7 +36,7 @@ def spark_settings(config: OracdcConfig) -> SparkSettings:
 def open_configured_source(config: OracdcConfig) -> Source:
     from extractor.source.factory import open_source
 
-    return open_source(config.source, data_dir=config.data_dir)
+    return open_source(config.source, data_dir=config.data_dir, nls=config.nls)
 
 
 # Source kinds a mining process can open on its own (a simulated database lives in this one).
@@ -69,6 +69,7 @@ def mining_feed(
         config.mining,
         config.memory_budget_mb * 1024 * 1024,
         config.spill_dir,
+        config.nls,
     )
     if start:
         try:

@@ -43,7 +43,17 @@ class OracleTimestamp:
         return self.local - timedelta(minutes=self.offset_minutes or 0)
 
 
-StoredValue = Decimal | float | str | datetime | OracleTimestamp | bytes | None
+@dataclass(frozen=True, slots=True)
+class BcDate:
+    """A DATE before 1 AD, which no ``datetime`` holds: ``moment.year`` counts the years
+    before 1 AD (4712 for ``TO_DATE('1', 'J')``, Oracle's earliest DATE). A test passes one
+    to ``insert``/``update``; SQL_REDO writes its year with ``-`` under SYYYY and without a
+    sign under YYYY. A snapshot or ``truth`` of one raises (neither is modelled)."""
+
+    moment: datetime
+
+
+StoredValue = Decimal | float | str | datetime | OracleTimestamp | BcDate | bytes | None
 
 
 def coerce_value(column: ColumnDef, value: object) -> StoredValue:
@@ -80,6 +90,8 @@ def truth_value(column: ColumnDef, stored: StoredValue) -> object:
         return stored
     if isinstance(stored, OracleTimestamp):
         return _timestamp_truth(column_type(column), stored)
+    if isinstance(stored, BcDate):
+        raise SimUsageError(f"column {column.name!r}: a BC date has no value in Python or Spark")
     return stored
 
 
@@ -146,7 +158,9 @@ def _coerce_string(column: ColumnDef, ctype: ColumnType, value: object) -> str |
     return value
 
 
-def _coerce_date(value: object) -> datetime:
+def _coerce_date(value: object) -> datetime | BcDate:
+    if isinstance(value, BcDate):
+        return BcDate(value.moment.replace(microsecond=0))
     if isinstance(value, OracleTimestamp):
         return value.utc() if value.offset_minutes is not None else value.local
     if isinstance(value, datetime):

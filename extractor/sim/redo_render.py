@@ -15,7 +15,7 @@ from decimal import Decimal
 
 from extractor.dictionary import ColumnDef, TableDef
 from extractor.nls import NlsSettings
-from extractor.sim.column_values import OracleTimestamp, StoredValue
+from extractor.sim.column_values import BcDate, OracleTimestamp, StoredValue
 from extractor.sim.datetime_format import format_datetime
 from extractor.sim.oracle_types import LOB_KINDS, NATIONAL_KINDS, Kind, column_type
 from extractor.values import canonical_decimal_text
@@ -44,8 +44,10 @@ def literal(column: ColumnDef, value: StoredValue, nls: NlsSettings) -> str:
         return f"HEXTORAW('{value.hex()}')"
     if isinstance(value, OracleTimestamp):
         return _timestamp_literal(kind, ctype.precision or 0, value, nls)
-    if isinstance(value, datetime):
-        text = format_datetime(nls.date_format, value)
+    if isinstance(value, datetime | BcDate):
+        bc = isinstance(value, BcDate)
+        moment = value.moment if isinstance(value, BcDate) else value
+        text = format_datetime(nls.date_format, moment, bc=bc)
         return f"TO_DATE({quote(text)}, {quote(nls.date_format)})"
     raise TypeError(f"no literal for {value!r}")
 

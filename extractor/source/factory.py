@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from extractor.errors import SourceError
+from extractor.nls import NlsSettings
 from extractor.source.base import Source
 
 _CONNECTION_KEYS = {
@@ -35,11 +36,15 @@ _CONNECTION_KEYS = {
 }
 
 
-def open_source(config: Mapping[str, Any], *, data_dir: Path | None = None) -> Source:
-    """The source ``config`` names; ``data_dir`` keeps a simulated database between runs."""
+def open_source(
+    config: Mapping[str, Any], *, data_dir: Path | None = None, nls: NlsSettings | None = None
+) -> Source:
+    """The source ``config`` names; ``data_dir`` keeps a simulated database between runs;
+    ``nls``: the formats an Oracle session renders SQL_REDO with (default ``NlsSettings()``;
+    a simulated database and a replay bundle have their own)."""
     kind = config.get("kind")
     if kind == "oracle":
-        return _oracle(config)
+        return _oracle(config, nls)
     if kind == "sim":
         return _sim(config, data_dir)
     if kind == "replay":
@@ -51,7 +56,7 @@ def open_source(config: Mapping[str, Any], *, data_dir: Path | None = None) -> S
     raise SourceError(f"unknown source kind {kind!r}", fix="use source.kind oracle, sim or replay")
 
 
-def _oracle(config: Mapping[str, Any]) -> Source:
+def _oracle(config: Mapping[str, Any], nls: NlsSettings | None) -> Source:
     from extractor.source.oracle.connect import (
         DEFAULT_CONNECT_TIMEOUT_SECONDS,
         connect,
@@ -74,7 +79,7 @@ def _oracle(config: Mapping[str, Any]) -> Source:
             timeout_seconds=float(timeout),
         )
 
-    return open_oracle_source(connection, pdb=config.get("pdb"))
+    return open_oracle_source(connection, pdb=config.get("pdb"), nls=nls)
 
 
 SIM_DIRECTORY = "sim"  # under data_dir: the saved simulated database

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from extractor.dictionary import ColumnDef, TableDef
 from extractor.errors import RedoParseError, ValueTypingError
-from extractor.nls import NlsSettings
+from extractor.nls import UNSIGNED_YEAR_DEFAULTS, NlsSettings
 from extractor.parse import implementation, parse_redo, typed_row, value_typing
 from extractor.parse.change_builder import packed_redo_position
 from extractor.parse.literals import Literal
@@ -225,6 +225,8 @@ def _datetime_texts(draw: st.DrawFn, function: str) -> str:
     shape = draw(st.sampled_from(["{:%Y-%m-%d %H:%M:%S}", "{:%Y-%m-%d %H:%M:%S}.{:0>{}}"]))
     digits = draw(st.integers(1, 10))
     text = shape.format(moment, draw(st.integers(0, 10**digits - 1)), digits)
+    if draw(st.integers(0, 2)) == 0:  # SYYYY's sign position: AD, BC, and what Oracle never prints
+        text = draw(st.sampled_from([" ", "-", "+", "  "])) + text
     if draw(st.booleans()):
         text += draw(st.sampled_from([" +00:00", " -03:30", " +14:00", " -00:30", " +5:00"]))
     if draw(st.integers(0, 3)) == 0:
@@ -242,6 +244,10 @@ SPECIAL_DATETIMES = [
     "TO_TIMESTAMP_TZ('0001-01-01 00:10:00.000000000 +01:00')",
     "TO_TIMESTAMP_TZ('9999-12-31 23:50:00.000000000 -01:00')",
     "TO_TIMESTAMP('2024-01-01 10:00:00.')",
+    "TO_DATE(' 2024-02-29 10:00:00', 'SYYYY-MM-DD HH24:MI:SS')",
+    "TO_DATE('-4712-01-01 00:00:00', 'SYYYY-MM-DD HH24:MI:SS')",
+    "TO_DATE(' 2024-02-29 10:00:00', 'YYYY-MM-DD HH24:MI:SS')",
+    "TO_TIMESTAMP('-0044-03-15 12:00:00.000000000')",
 ]
 FAMILY_FUNCTION = {"DT": "TO_DATE", "TS": "TO_TIMESTAMP", "TS3": "TO_TIMESTAMP"}
 FAMILY_FUNCTION |= {"TS9": "TO_TIMESTAMP", "TZ": "TO_TIMESTAMP_TZ", "LTZ": "TO_TIMESTAMP_TZ"}
@@ -297,6 +303,7 @@ nls_settings = st.sampled_from(
         NlsSettings(numeric_characters=",."),
         NlsSettings(date_format="DD-MON-RR", timestamp_format="YYYY-MM-DD HH24:MI:SS.FF"),
         NlsSettings(timestamp_tz_format="YYYY-MM-DD HH24:MI:SS.FF TZR", time_zone="+02:00"),
+        UNSIGNED_YEAR_DEFAULTS,
     ]
 )
 
@@ -320,10 +327,10 @@ COMMON_SHAPES = [
         "D0": "'42'",
         "BD": "'1.5E+10'",
         "BF": "'0.1'",
-        "DT": "TO_DATE('2021-01-19 09:32:14', 'YYYY-MM-DD HH24:MI:SS')",
-        "TS": "TO_TIMESTAMP('2028-06-11 14:41:40.570930000')",
-        "TS9": "TO_TIMESTAMP('2028-06-11 14:41:40.570930123')",
-        "TZ": "TO_TIMESTAMP_TZ('2024-01-01 00:04:36.430232000 -03:30')",
+        "DT": "TO_DATE(' 2021-01-19 09:32:14', 'SYYYY-MM-DD HH24:MI:SS')",
+        "TS": "TO_TIMESTAMP(' 2028-06-11 14:41:40.570930000')",
+        "TS9": "TO_TIMESTAMP(' 2028-06-11 14:41:40.570930123')",
+        "TZ": "TO_TIMESTAMP_TZ(' 2024-01-01 00:04:36.430232000 -03:30')",
         "V": "'O''Neil'",
         "NV": "UNISTR('caf\\00E9 \\963F\\72F8')",
         "R": "HEXTORAW('00ff10')",
@@ -337,6 +344,17 @@ COMMON_SHAPES = [
         "IDS": "IS NULL",
         "DN": "'-123400'",  # NUMBER(8,-2)
     },
+]
+# The same datetimes as a session with unsigned years (the defaults before 2026-11-28, and
+# replay bundles recorded then) writes them.
+UNSIGNED_YEAR_SHAPES = {
+    name: text.replace("(' ", "('").replace("'SYYYY", "'YYYY")
+    for name, text in COMMON_SHAPES[0].items()
+}
+SHAPE_CASES = [
+    (COMMON_SHAPES[0], NlsSettings()),
+    (COMMON_SHAPES[1], NlsSettings()),
+    (UNSIGNED_YEAR_SHAPES, UNSIGNED_YEAR_DEFAULTS),
 ]
 
 
@@ -353,17 +371,20 @@ def _reference_calls(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return calls
 
 
-@pytest.mark.parametrize("literal_by_column", COMMON_SHAPES, ids=["values", "more_values"])
+@pytest.mark.parametrize(
+    ("literal_by_column", "nls"), SHAPE_CASES, ids=["values", "more_values", "unsigned_years"]
+)
 def test_the_compiled_typer_reads_the_common_shapes_itself(
-    monkeypatch: pytest.MonkeyPatch, literal_by_column: dict[str, str]
+    monkeypatch: pytest.MonkeyPatch, literal_by_column: dict[str, str], nls: NlsSettings
 ) -> None:
-    """Each shape LogMiner writes under the default NLS settings is typed in C: the
-    reference fallback is not called (and the values are the reference's)."""
+    """Each shape LogMiner writes under the default NLS settings (and under the unsigned
+    years of the defaults before) is typed in C: the reference fallback is not called (and
+    the values are the reference's)."""
 
     with implementation.pure_python():
-        expected = _typed(literal_by_column, NlsSettings())
+        expected = _typed(literal_by_column, nls)
     calls = _reference_calls(monkeypatch)
-    assert _typed(literal_by_column, NlsSettings()) == expected
+    assert _typed(literal_by_column, nls) == expected
     assert calls == []
     assert isinstance(expected, dict)
     if "TZ" in expected:

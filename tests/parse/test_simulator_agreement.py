@@ -11,7 +11,7 @@ import random
 import pytest
 
 from extractor.dictionary import ColumnDef, TableDef
-from extractor.nls import NlsSettings
+from extractor.nls import UNSIGNED_YEAR_DEFAULTS, NlsSettings
 from extractor.parse import parse_redo, typed_row
 from extractor.sim.column_values import coerce_value, truth_value
 from extractor.sim.redo_render import delete_sql, insert_sql
@@ -49,6 +49,7 @@ NLS_CASES = {
         time_zone="+02:00",
     ),
     "comma decimal": NlsSettings(numeric_characters=",."),
+    "unsigned years (the defaults before 2026-11-28)": UNSIGNED_YEAR_DEFAULTS,
 }
 
 

@@ -56,7 +56,7 @@ def test_national_text_outside_bmp_uses_surrogate_pairs() -> None:
 
 def test_date_is_to_date_with_the_session_format() -> None:
     sql = _insert_sql("DATE", datetime(2024, 2, 14, 10, 58, 2, 999_999))
-    assert sql.endswith("values ('1',TO_DATE('2024-02-14 10:58:02', 'YYYY-MM-DD HH24:MI:SS'));")
+    assert sql.endswith("values ('1',TO_DATE(' 2024-02-14 10:58:02', 'SYYYY-MM-DD HH24:MI:SS'));")
 
 
 def test_date_under_oracle_default_format_drops_century_and_time() -> None:
@@ -67,7 +67,7 @@ def test_date_under_oracle_default_format_drops_century_and_time() -> None:
 
 def test_timestamp_is_one_argument_to_timestamp_with_nine_digits() -> None:
     sql = _insert_sql("TIMESTAMP(6)", datetime(2024, 2, 14, 10, 58, 2, 202590))
-    assert sql.endswith("TO_TIMESTAMP('2024-02-14 10:58:02.202590000'));")
+    assert sql.endswith("TO_TIMESTAMP(' 2024-02-14 10:58:02.202590000'));")
 
 
 def test_timestamp_zero_fraction_under_ff_leaves_a_trailing_dot() -> None:
@@ -78,24 +78,24 @@ def test_timestamp_zero_fraction_under_ff_leaves_a_trailing_dot() -> None:
 
 def test_timestamp_nine_keeps_nanoseconds() -> None:
     value = OracleTimestamp(datetime(2024, 1, 2, 3, 4, 5), 123_456_789)
-    assert _insert_sql("TIMESTAMP(9)", value).endswith("'2024-01-02 03:04:05.123456789'));")
+    assert _insert_sql("TIMESTAMP(9)", value).endswith("' 2024-01-02 03:04:05.123456789'));")
 
 
 def test_timestamp_three_rounds_the_fraction() -> None:
     value = OracleTimestamp(datetime(2024, 1, 2, 3, 4, 5), 999_600_000)
-    assert _insert_sql("TIMESTAMP(3)", value).endswith("'2024-01-02 03:04:06.000000000'));")
+    assert _insert_sql("TIMESTAMP(3)", value).endswith("' 2024-01-02 03:04:06.000000000'));")
 
 
 def test_timestamp_with_time_zone_keeps_its_offset() -> None:
     value = datetime(2024, 2, 14, 10, 58, 2, 202590, tzinfo=timezone(timedelta(hours=1)))
     sql = _insert_sql("TIMESTAMP(6) WITH TIME ZONE", value)
-    assert sql.endswith("TO_TIMESTAMP_TZ('2024-02-14 10:58:02.202590000 +01:00'));")
+    assert sql.endswith("TO_TIMESTAMP_TZ(' 2024-02-14 10:58:02.202590000 +01:00'));")
 
 
 def test_negative_offset_renders_minus_hours_and_minutes() -> None:
     value = datetime(2024, 2, 14, 10, 58, 2, tzinfo=timezone(-timedelta(hours=5, minutes=30)))
     sql = _insert_sql("TIMESTAMP(6) WITH TIME ZONE", value)
-    assert sql.endswith("'2024-02-14 10:58:02.000000000 -05:30'));")
+    assert sql.endswith("' 2024-02-14 10:58:02.000000000 -05:30'));")
 
 
 def test_raw_is_hextoraw() -> None:

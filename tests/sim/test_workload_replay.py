@@ -43,6 +43,8 @@ def _decode(data_type: str, text: str) -> object:
     inner = re.match(r"(?:TO_\w+\()?'((?:[^']|'')*)'", text)
     assert inner is not None, text
     value = inner.group(1).replace("''", "'")
+    if data_type == "DATE" or data_type.startswith("TIMESTAMP"):
+        value = value.removeprefix(" ")  # SYYYY's sign position before an AD year
     if data_type == "DATE":
         return datetime.strptime(value, "%Y-%m-%d %H:%M:%S")
     if data_type.startswith("TIMESTAMP"):
