@@ -110,6 +110,23 @@ class SnapshotTooOldError(SourceError):
         self.scn = scn
 
 
+class TableDefinitionChangedError(SnapshotTooOldError):
+    """A snapshot read AS OF an SCN the table's definition is not older than (ORA-01466):
+    DDL after it, or just before it (Oracle maps SCNs to times a few seconds apart and wants
+    the definition older than the query's time). A newer SCN reads it."""
+
+    def __init__(self, table: str, scn: int, detail: str) -> None:
+        super().__init__(
+            table,
+            scn,
+            detail,
+            fix="none needed: the table is snapshotted again at a newer SCN (this cycle once "
+            "more, then each cycle until Oracle reads it: Oracle asks for a few seconds, up to "
+            "minutes, after DDL on the table); if it repeats for long, look for DDL on the "
+            "table every few minutes (partition maintenance, a TRUNCATE job)",
+        )
+
+
 class TableNotFoundError(SourceError):
     """A configured table does not exist or is not visible to the extractor's user."""
 

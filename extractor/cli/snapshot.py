@@ -52,6 +52,11 @@ def run(args: argparse.Namespace) -> int:
         result = extractor.snapshot()
     if result.tables:
         print(f"snapshot: {result.rows:,} rows landed for {', '.join(result.tables)}")
-    else:
+    if result.retried:
+        print(
+            f"snapshot: not read yet: {', '.join(result.retried)} (a WARNING says why); "
+            "taken again at a newer SCN by the next run"
+        )
+    if not result.tables and not result.retried:
         print("snapshot: every configured table is already snapshotted")
     return 0

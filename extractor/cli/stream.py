@@ -52,5 +52,8 @@ def _take_pending_snapshots(extractor: Extractor) -> bool:
     if not extractor.snapshot_pending():
         return False
     taken = extractor.snapshot()
-    print(f"snapshot again: {taken.rows:,} rows landed for {', '.join(taken.tables)}", flush=True)
+    if taken.tables:
+        print(f"snapshot again: {taken.rows:,} rows landed for {', '.join(taken.tables)}")
+    if taken.retried:
+        print(f"snapshot again: not read yet: {', '.join(taken.retried)} (a WARNING says why)")
     return True

@@ -8,7 +8,12 @@ when, since the last successful build that took it in (``consolidated.json``):
   the replica's columns);
 - its model files (``models/replica/<model>.sql`` and ``.yml``) changed: regenerated, or
   edited by hand;
-- no successful sync has built it yet.
+- no successful sync has built it yet;
+
+and its table's snapshot is finished: a table waiting to be snapshotted again after the
+cycle's retry (Oracle refused the read, ORA-01466, or it read short) may have part of its
+new snapshot landed without the reset marker that retires the rows gone since, so its
+replica, and what depends on it, keeps its last build until the snapshot is done.
 
 A cycle with none of these runs no dbt at all. A full build (``path:models/replica+``: every
 replica, every view, every test) runs when asked (``oracdc sync --all``) and every
@@ -18,7 +23,7 @@ replica, every view, every test) runs when asked (``oracdc sync --all``) and eve
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,6 +43,7 @@ class BuildPlan:
 
     selectors: tuple[str, ...]
     reasons: dict[str, str]
+    excluded: tuple[str, ...] = ()  # dbt --exclude: the waiting tables' replicas and downstream
 
     @property
     def full(self) -> bool:
@@ -51,16 +57,24 @@ def plan_build(
     model_digests: Mapping[str, str],
     *,
     full_build_reason: str | None = None,
+    waiting: Collection[str] = (),
 ) -> BuildPlan:
     """What to build for ``tables`` (the selected tables), given the last batch landed per
     table, what the last successful builds took in, and the digest of each table's model
-    files now (``model_digest``). ``full_build_reason`` asks for a full build."""
+    files now (``model_digest``). ``full_build_reason`` asks for a full build. Tables named
+    in ``waiting`` (their snapshot is not finished) are not built, nor what depends on them."""
     if full_build_reason is not None:
-        return BuildPlan(
-            (FULL_BUILD_SELECTOR,), {t.qualified_name: full_build_reason for t in tables}
+        excluded = tuple(
+            f"{replica_model_name(t.owner, t.name)}+" for t in tables if t.qualified_name in waiting
         )
-    reasons: dict[str, str] = {}
+        reasons = {
+            t.qualified_name: full_build_reason for t in tables if t.qualified_name not in waiting
+        }
+        return BuildPlan((FULL_BUILD_SELECTOR,), reasons, excluded)
+    reasons = {}
     for table in tables:
+        if table.qualified_name in waiting:
+            continue
         name = table.qualified_name
         reason = _why_build(table, landed, consolidated.get(name), model_digests.get(name, ""))
         if reason is not None:

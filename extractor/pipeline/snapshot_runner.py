@@ -21,7 +21,12 @@ from dataclasses import dataclass, replace
 
 from extractor.config import OracdcConfig
 from extractor.dictionary import TableDef
-from extractor.errors import OracdcError
+from extractor.errors import (
+    OracdcError,
+    SnapshotTooOldError,
+    TableDefinitionChangedError,
+    TableNotFoundError,
+)
 from extractor.keys import consolidation_key
 from extractor.land.staging_writer import StagingWriter
 from extractor.pipeline.incarnation_guard import wait_for_scn_above
@@ -39,9 +44,22 @@ LOG = logging.getLogger(__name__)
 class SnapshotResult:
     tables: tuple[str, ...]
     rows: int
+    retried: tuple[str, ...] = ()  # not read: taken again at a newer SCN (a WARNING says why)
 
     def then(self, later: SnapshotResult) -> SnapshotResult:
-        return SnapshotResult(self.tables + later.tables, self.rows + later.rows)
+        tried = (*self.retried, *later.retried)
+        retried = tuple(dict.fromkeys(n for n in tried if n not in later.tables))
+        return SnapshotResult(self.tables + later.tables, self.rows + later.rows, retried)
+
+
+class _ReadShortError(Exception):
+    """A snapshot's read gave another number of rows than the source counts at its SCN."""
+
+    def __init__(self, scn: int, rows_read: int, counted: int) -> None:
+        super().__init__(scn, rows_read, counted)
+        self.scn = scn
+        self.rows_read = rows_read
+        self.counted = counted
 
 
 def _needs_start(checkpoint: Checkpoint, table: TableDef) -> bool:
@@ -79,6 +97,7 @@ class SnapshotRunner:
         self._lander = lander
         self._observer = observer
         self._on_new_tables = on_new_tables
+        self._read_short_before: set[str] = set()  # tables whose read fell short once
 
     def snapshot(self) -> SnapshotResult:
         """Snapshot every selected table not snapshotted yet (resuming a cut-off one)."""
@@ -103,11 +122,26 @@ class SnapshotRunner:
         new = [t for t in tables if _needs_start(checkpoint, t)]
         if new:
             checkpoint = self._start(checkpoint, new, {t.qualified_name for t in tables})
+            tables = [self._registry.lookup(t.owner, t.name) or t for t in tables]  # as read there
         todo = [t for t in tables if checkpoint.tables[t.qualified_name].status != "done"]
         rows = 0
+        taken: list[str] = []
+        retried: list[str] = []
         for table in todo:
-            rows += self._snapshot_table(table)
-        return SnapshotResult(tuple(t.qualified_name for t in todo), rows)
+            try:
+                rows += self._snapshot_table(table)
+            except TableDefinitionChangedError as error:
+                # Pinned to its SCN, it would fail at every cycle and hold every table back:
+                # a newer SCN reads it (whatever landed of it is retired by that snapshot).
+                self.take_again([table], f"{error}: at a newer SCN")
+                retried.append(table.qualified_name)
+                continue
+            except _ReadShortError as short:
+                self._read_short(table, short)
+                retried.append(table.qualified_name)
+                continue
+            taken.append(table.qualified_name)
+        return SnapshotResult(tuple(taken), rows, tuple(retried))
 
     def _mode_changed(self, table: TableDef) -> bool:
         """True when the table started under a mode its replica cannot follow into the one
@@ -225,6 +259,10 @@ class SnapshotRunner:
                 self._config.mining.poll_interval_seconds,
             )  # fmt: skip
         point = self._source.snapshot_point(tables)
+        # Their columns as the catalog has them now, at or after the point: one added before
+        # it (after the dictionary was read, e.g. at this process's start) holds values the
+        # snapshot must read, and its ADD COLUMN, below the mining start, is never mined.
+        tables = [self._registry.lookup(t.owner, t.name, refresh=True) or t for t in tables]
         LOG.info(
             "snapshot of %d table(s) at SCN %d; mining starts at SCN %d",
             len(tables),
@@ -279,6 +317,45 @@ class SnapshotRunner:
             replica_key=consolidation_key(table),
         )  # fmt: skip
 
+    def _check_count(self, table: TableDef, scn: int, rows_read: int) -> None:
+        """_ReadShortError when the source counts another number of rows ``AS OF`` the
+        snapshot SCN than the read gave: the ROWID ranges it read, planned from the extents
+        as they were at read time, may miss rows of extents released since the SCN (``SHRINK
+        SPACE``). Not checked where the source cannot count (a replay bundle: its snapshot
+        file is the read) or no longer can (undo gone, DDL or a DROP since: said in a
+        WARNING)."""
+        count = getattr(self._source, "snapshot_row_count", None)
+        if count is None:
+            return
+        try:
+            counted = int(count(self._registry.policy(table).kept(table), scn))
+        except (SnapshotTooOldError, TableNotFoundError) as error:  # undo gone, DDL, a DROP
+            LOG.warning(
+                "%s: its snapshot's rows could not be counted (%s): not checked",
+                table.qualified_name, error, extra={"table": table.qualified_name},
+            )  # fmt: skip
+            return
+        if counted != rows_read:
+            raise _ReadShortError(scn, rows_read, counted)
+        self._read_short_before.discard(table.qualified_name)
+
+    def _read_short(self, table: TableDef, short: _ReadShortError) -> None:
+        """The table taken again at a newer SCN, where the ranges are planned anew; a second
+        miscount in this process stops the snapshot, loud (the read cannot be trusted)."""
+        name = table.qualified_name
+        why = (
+            f"its snapshot read {short.rows_read} row(s) where Oracle counts {short.counted} "
+            f"as of SCN {short.scn}"
+        )
+        self.take_again([table], f"{why}: at a newer SCN")  # never done with the short read
+        if name in self._read_short_before:
+            raise OracdcError(
+                f"{name}: {why}, twice",
+                fix="check the table's storage (an index-organized or external table?) and "
+                "report it; the next run takes it again",
+            )
+        self._read_short_before.add(name)
+
     def _object_ids_of(self, table: TableDef) -> tuple[int, ...]:
         """The OBJECT_IDs of the table and its partitions, kept in the checkpoint: a process
         started after the table was dropped still mines the rows it had not (sources that
@@ -309,6 +386,7 @@ class SnapshotRunner:
             )
             self._store.save(self._store.current.with_table(name, state))
             progress.advance(batch.num_rows)
+        self._check_count(table, snapshot_scn, state.rows_landed)
         self._lander.land_reset_marker(table, snapshot_scn)
         state = replace(
             state, status="done", object_ids=self._object_ids_of(table),

@@ -114,11 +114,16 @@ class StreamRunner:
         """Mine from the checkpoint up to ``until_scn`` (default: the minable SCN, what every
         redo thread has written) and land."""
         checkpoint = self._store.current
-        done = [t for t in self._registry.resolve() if snapshot_done(checkpoint, t)]
+        selected = self._registry.resolve()
+        done = [t for t in selected if snapshot_done(checkpoint, t)]
         modes = self._config.snapshot_modes
         tables = [t for t in done if modes.streams(t.owner, t.name)]
         if done and not tables:
             LOG.info("nothing to mine: every table has snapshot_mode initial_only")
+            return StreamResult(0, 0, 0, 0, checkpoint.mined_to_scn)
+        waiting = [checkpoint.tables.get(t.qualified_name) for t in selected]
+        if not tables and any(s is not None and s.status == "pending" for s in waiting):
+            LOG.info("nothing to mine yet: the tables wait to be snapshotted (again)")
             return StreamResult(0, 0, 0, 0, checkpoint.mined_to_scn)
         if not tables:
             raise OracdcError(

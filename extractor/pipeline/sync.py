@@ -97,12 +97,15 @@ def ensure_models(tables: Sequence[TableDef], project_dir: Path) -> tuple[str, .
     return written
 
 
-def run_dbt_build(dbt: DbtSettings, select: Sequence[str] = ()) -> None:
+def run_dbt_build(
+    dbt: DbtSettings, select: Sequence[str] = (), exclude: Sequence[str] = ()
+) -> None:
     """``dbt build`` in-process; raises SyncStepError naming the first failing node.
 
     A sync cycle selects ``path:models/replica+``: the replicas, their tests and everything
     downstream; the staging source tests run with a plain ``dbt build`` / ``dbt test``."""
     args = ["build", *(["--select", *select] if select else [])]
+    args += ["--exclude", *exclude] if exclude else []
     result = run_dbt(
         args,
         project_dir=dbt.project_dir,
@@ -143,16 +146,18 @@ def run_cycle(runtime: Runtime, dbt: DbtSettings, *, full_build: bool = False) -
     data_dir = runtime.config.data_dir
     landed = landed_batches(extractor.stats)
     digests = {t.qualified_name: model_digest(dbt.project_dir, t) for t in tables}
+    waiting = _waiting_for_a_snapshot(extractor, tables)
     plan = plan_build(
         tables,
         landed,
         load_consolidated(data_dir),
         digests,
         full_build_reason=_full_build_reason(full_build, dbt, data_dir, counters_behind),
+        waiting=waiting,
     )
     built = tuple(t.qualified_name for t in tables if t.qualified_name in plan.reasons)
     if plan.selectors:
-        run_dbt_build(dbt, select=plan.selectors)
+        run_dbt_build(dbt, select=plan.selectors, exclude=plan.excluded)
         record_consolidated(
             data_dir,
             {name: landed.get(name, 0) for name in built},
@@ -166,6 +171,24 @@ def run_cycle(runtime: Runtime, dbt: DbtSettings, *, full_build: bool = False) -
     record_build(data_dir, full=plan.full, at=datetime.now().astimezone())
     seconds["dbt"] = time.monotonic() - started
     return CycleReport(snapshot, stream, models, seconds, built, plan.full)
+
+
+def _waiting_for_a_snapshot(extractor: Extractor, tables: Sequence[TableDef]) -> set[str]:
+    """Selected tables whose snapshot is not finished after the cycle's retry (Oracle refused
+    the read, or it read short: taken again next cycle); said in a WARNING: their replicas
+    keep their last build."""
+    states = extractor.checkpoint.tables
+    waiting = {
+        t.qualified_name
+        for t in tables
+        if t.qualified_name in states and states[t.qualified_name].status != "done"
+    }
+    if waiting:
+        LOG.warning(
+            "not built this cycle, waiting for their snapshot: %s (their replicas keep their "
+            "last build)", ", ".join(sorted(waiting)),
+        )  # fmt: skip
+    return waiting
 
 
 def _counters_behind(extractor: Extractor) -> bool:

@@ -100,6 +100,7 @@ class SimDatabase:
         database_name: str = "ORCLPDB1",
         log_switch_every: int = 2_000,
         undo_retention_scns: int | None = None,
+        flashback_ddl_lag_scns: int = 0,
         clock: Callable[[], datetime] | None = None,
         unnamed_object_ratio: float = 0.0,
         partial_xid_rate: float = 0.0,
@@ -115,6 +116,12 @@ class SimDatabase:
         self.database_name = database_name
         self.log_switch_every = log_switch_every
         self.undo_retention_scns = undo_retention_scns
+        # An AS OF read of a table at an SCN less than this many SCNs after a DDL of the
+        # table fails with ORA-01466, as Oracle refuses a flashback query whose SCN is not
+        # older than the table's last definition change by its SCN-to-time granularity (0:
+        # only a read before the table existed fails).
+        self.flashback_ddl_lag_scns = flashback_ddl_lag_scns
+        self._ddl_scns: dict[tuple[str, str], list[int]] = {}
         # Share of DML rows LogMiner shows as UNKNOWN / "OBJ# n" (a dictionary mismatch); any
         # value > 0 also fills DATA_OBJ# on every row of a table.
         self.unnamed_object_ratio = unnamed_object_ratio
@@ -672,7 +679,10 @@ class SimDatabase:
                 f"small (AS OF SCN {scn}, oldest in undo {self._scn - self.undo_retention_scns})",
             )
         state = self._table_state(owner, table)
-        if state.definition_at(scn) is None:
+        lag = getattr(self, "flashback_ddl_lag_scns", 0)  # a database saved before it had it
+        ddl_scns = getattr(self, "_ddl_scns", {}).get((owner, table), ())
+        too_recent = lag > 0 and any(scn < d + lag for d in ddl_scns)
+        if state.definition_at(scn) is None or too_recent:
             raise_oracle_error(1466, "unable to read data - table definition has changed")
         rows = self.truth(owner, table, scn)
         for column, expression in state.virtual.values():
@@ -1167,6 +1177,9 @@ class SimDatabase:
         return state.segment_object_id(rowid)
 
     def _record_ddl(self, table: TableDef, text: str, scn: int, info: str | None = None) -> None:
+        if not hasattr(self, "_ddl_scns"):  # a database saved before it had them
+            self._ddl_scns = {}
+        self._ddl_scns.setdefault((table.owner, table.name), []).append(scn)
         self._serial += 1
         xid = self._free_xid(self._serial)
         start = self._control_event(xid, OperationCode.START, scn, DDL_USERNAME)

@@ -116,3 +116,42 @@ def test_landing_counters_behind_the_checkpoint_ask_for_a_full_build(tmp_path: P
     assert _full_build_reason(False, never, tmp_path, counters_behind=False) is None
     reason = _full_build_reason(False, never, tmp_path, counters_behind=True)
     assert reason is not None and "landing counters missed a batch" in reason
+
+
+def test_a_table_waiting_for_its_snapshot_is_not_built() -> None:
+    """Part of its new snapshot may have landed without its reset marker."""
+    plan = plan_build(
+        [A, B],
+        {"HR.A": 6, "HR.B": 3},
+        {"HR.A": _done(4, A), "HR.B": _done(2, B)},
+        {},
+        waiting={"HR.A"},
+    )
+    assert plan.selectors == ("hr__b+",)
+    assert plan.reasons == {"HR.B": "new batches 3..3"}
+    assert plan.excluded == ()
+
+
+def test_a_full_build_excludes_a_table_waiting_for_its_snapshot() -> None:
+    plan = plan_build([A, B], {}, {}, {}, full_build_reason="full build (asked)", waiting={"HR.A"})
+    assert plan.selectors == (FULL_BUILD_SELECTOR,)
+    assert plan.excluded == ("hr__a+",)
+    assert plan.reasons == {"HR.B": "full build (asked)"}
+
+
+def test_the_excluded_models_reach_dbt(monkeypatch: Any, tmp_path: Path) -> None:
+    import extractor.pipeline.sync as sync
+
+    calls: list[list[str]] = []
+
+    class Done:
+        success = True
+
+    def run_dbt(args: list[str], **_: Any) -> Done:
+        calls.append(args)
+        return Done()
+
+    monkeypatch.setattr(sync, "run_dbt", run_dbt)
+    dbt = DbtSettings(project_dir=tmp_path, profiles_dir=tmp_path, target=None, variables={})
+    sync.run_dbt_build(dbt, select=(FULL_BUILD_SELECTOR,), exclude=("hr__a+",))
+    assert calls == [["build", "--select", FULL_BUILD_SELECTOR, "--exclude", "hr__a+"]]

@@ -48,6 +48,7 @@ from extractor.source.oracle.logminer_session import (
 )
 from extractor.source.oracle.snapshot import (
     DEFAULT_CHUNK_BLOCKS,
+    count_rows_as_of,
     read_row_as_of,
     read_snapshot,
 )
@@ -231,6 +232,14 @@ class OracleSource:
             after_rowid,
             chunk_blocks=self._snapshot_chunk_blocks,
         )
+
+    def snapshot_row_count(self, table: TableDef, scn: int) -> int:
+        """How many rows ``table`` holds as of ``scn`` (a snapshot's check of its read)."""
+        count: int = self._catalog(
+            f"the row count of {table.qualified_name} as of SCN {scn}",
+            lambda c: count_rows_as_of(c, table, scn),
+        )
+        return count
 
     def row_as_of(self, table: TableDef, row_id: str, scn: int) -> dict[str, object] | None:
         """One row by ROWID ``AS OF`` ``scn`` (None: no row there then); used to tell apart

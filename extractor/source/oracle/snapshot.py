@@ -40,7 +40,12 @@ import oracledb
 import pyarrow as pa
 
 from extractor.dictionary import ColumnDef, TableDef
-from extractor.errors import NumberChoiceError, SnapshotTooOldError, TableNotFoundError
+from extractor.errors import (
+    NumberChoiceError,
+    SnapshotTooOldError,
+    TableDefinitionChangedError,
+    TableNotFoundError,
+)
 from extractor.source.arrow_schema import snapshot_batch
 from extractor.source.oracle import queries
 from extractor.source.oracle.driver_errors import error_message, full_code, raise_unhandled
@@ -135,6 +140,19 @@ def read_row_as_of(cursor: Any, table: TableDef, scn: int, row_id: str) -> dict[
         return None
     values = _convert(row, converters)[: len(table.columns)]
     return {column.name: value for column, value in zip(table.columns, values, strict=True)}
+
+
+def count_rows_as_of(cursor: Any, table: TableDef, scn: int) -> int:
+    """``COUNT(*)`` of ``table`` as of ``scn``: the rows a snapshot read at ``scn`` must have
+    read. Raises like a snapshot read (SnapshotTooOldError, TableNotFoundError)."""
+    statement = queries.VERIFY_COUNT.format(table=queries.qualified_name(table.owner, table.name))
+    try:
+        cursor.execute(statement, {"scn": scn})
+        row = cursor.fetchone()
+    except Exception as error:
+        _raise_mapped(error, table, scn)
+        raise  # not reached: _raise_mapped raises
+    return int(row[0])
 
 
 def output_type_handler(cursor: Any, metadata: Any) -> Any:
@@ -283,8 +301,8 @@ def _raise_mapped(error: Exception, table: TableDef, scn: int) -> None:
     if code == "ORA-08181":
         raise SnapshotTooOldError(name, scn, "not a valid SCN yet (ORA-08181)") from error
     if code == "ORA-01466":
-        raise SnapshotTooOldError(
-            name, scn, "the table definition changed after that SCN (ORA-01466)"
+        raise TableDefinitionChangedError(
+            name, scn, "the table's definition is not older than that SCN (ORA-01466)"
         ) from error
     if code == "ORA-00942":
         raise TableNotFoundError(name, error_message(error)) from error
