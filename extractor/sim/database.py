@@ -29,6 +29,7 @@ from extractor.sim.ddl_text import (
     add_column_sql,
     add_partition_sql,
     add_virtual_column_sql,
+    column_visibility_sql,
     create_table_sql,
     drop_column_sql,
     drop_table_sql,
@@ -267,12 +268,19 @@ class SimDatabase:
         return object_id
 
     def add_column(
-        self, owner: str, table: str, column: ColumnDef, *, default: object = None
+        self,
+        owner: str,
+        table: str,
+        column: ColumnDef,
+        *,
+        default: object = None,
+        invisible: bool = False,
     ) -> None:
         """ALTER TABLE ADD: one DDL (code 5) row. Without ``default`` existing rows get NULL.
         With one, existing rows hold it from the DDL's SCN with no redo of theirs (Oracle's
         metadata-only default, 11g for NOT NULL columns, 12c for all) and inserts that omit
-        the column store it; ORA-00054 while an open transaction holds a row of the table."""
+        the column store it; ORA-00054 while an open transaction holds a row of the table.
+        ``invisible``: ``ADD (c … INVISIBLE)`` (see :meth:`set_column_visibility`)."""
         state = self._table_state(owner, table)
         current = state.definition
         if current.has_column(column.name) or column.name in state.dropped_columns:
@@ -288,6 +296,8 @@ class SimDatabase:
             raise_oracle_error(
                 54, "resource busy and acquire with NOWAIT specified or timeout expired"
             )
+        if invisible:
+            state.invisible.add(added.name)
         new = TableDef(
             owner, table, (*current.columns, added), current.primary_key,
             current.supplemental_logging,
@@ -300,7 +310,59 @@ class SimDatabase:
             for rowid, row in list(state.latest.items()):
                 state.commit_version(rowid, {**row, added.name: stored_default}, scn)
             default_sql = literal(added, stored_default, self.nls)
-        self._record_ddl(new, add_column_sql(new, added, default_sql), scn)
+        self._record_ddl(new, add_column_sql(new, added, default_sql, invisible=invisible), scn)
+
+    def set_column_visibility(self, owner: str, table: str, column: str, *, visible: bool) -> int:
+        """``ALTER TABLE … MODIFY (c INVISIBLE | VISIBLE)``: one DDL (code 5) row; no row
+        changes and no redo of any. An INVISIBLE column is stored and written to redo as
+        before (SQL_REDO names it) but ``SELECT *`` leaves it out and ALL_TAB_COLS lists it
+        with HIDDEN_COLUMN = 'YES' and a NULL COLUMN_ID; made VISIBLE again it takes the
+        next COLUMN_ID (it becomes the last visible column). ORA-00904 for an unknown column,
+        ORA-00054 while an open transaction holds a row of the table. Returns the SCN."""
+        state = self._table_state(owner, table)
+        current = state.definition
+        if not current.has_column(column):
+            raise_oracle_error(904, f'"{column}": invalid identifier')
+        if (column not in state.invisible) == visible:
+            raise SimUsageError(f"{current.qualified_name}.{column} is already that visible")
+        if state.locks:
+            raise_oracle_error(
+                54, "resource busy and acquire with NOWAIT specified or timeout expired"
+            )
+        columns = current.columns  # in the order they were created: it stays
+        if visible:
+            state.invisible.discard(column)
+            state.shown_again = True
+            last_id = max(c.column_id for c in self.table_with_virtual(owner, table).columns)
+            columns = tuple(
+                replace(c, column_id=last_id + 1) if c.name == column else c for c in columns
+            )
+        else:
+            state.invisible.add(column)
+        new = replace(current, columns=columns)
+        scn = self._next_scn()
+        state.redefine(new, scn)
+        self._record_ddl(new, column_visibility_sql(new, column, visible), scn)
+        return scn
+
+    def invisible_columns(self, owner: str, table: str) -> frozenset[str]:
+        """The table's INVISIBLE columns (``getattr``: a database saved before it had any)."""
+        return frozenset(getattr(self._table_state(owner, table), "invisible", ()))
+
+    def table_as_listed(self, owner: str, name: str) -> TableDef:
+        """The table in ALL_TAB_COLS's order by COLUMN_ID then INTERNAL_COLUMN_ID: the
+        visible columns by their ``column_id`` (a column made visible again takes the next
+        one), then the invisible ones in the order they were created (:meth:`table` keeps
+        that order for all of them)."""
+        state = self._table_state(owner, name)
+        table = state.definition
+        invisible = self.invisible_columns(owner, name)
+        if not invisible and not getattr(state, "shown_again", False):
+            return table
+        shown = sorted((c for c in table.columns if c.name not in invisible),
+                       key=lambda c: c.column_id)  # fmt: skip
+        hidden = [c for c in table.columns if c.name in invisible]
+        return replace(table, columns=(*shown, *hidden))
 
     def set_supplemental_logging(self, owner: str, table: str, level: SupplementalLogging) -> int:
         """The table's logging set to ``level`` as Oracle's log groups allow: ``ALTER TABLE

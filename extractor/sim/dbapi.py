@@ -437,11 +437,21 @@ class SimCursor:
         table = self._find_table(binds)
         if table is None:
             return []
-        if "VIRTUAL_COLUMN = 'NO'" not in queries.normalise(queries.TABLE_COLUMNS):
+        text = queries.normalise(queries.TABLE_COLUMNS)
+        if "VIRTUAL_COLUMN = 'NO'" not in text:
             table = self.db.table_with_virtual(table.owner, table.name)  # ALL_TAB_COLUMNS
+        else:
+            table = self.db.table_as_listed(table.owner, table.name)
+        invisible = self.db.invisible_columns(table.owner, table.name)
+        if "HIDDEN_COLUMN = 'NO'" in text:
+            table = dataclasses.replace(table, columns=tuple(
+                c for c in table.columns if c.name not in invisible))  # fmt: skip
+        # COLUMN_ID numbers the visible columns 1, 2, … in their order (none after a dropped
+        # one is skipped); an invisible one has none.
+        shown = [c.name for c in table.columns if c.name not in invisible]
         return [
-            (c.name, c.column_id, c.data_type, c.data_length, c.data_precision, c.data_scale,
-             "Y" if c.nullable else "N")
+            (c.name, None if c.name in invisible else shown.index(c.name) + 1, c.data_type,
+             c.data_length, c.data_precision, c.data_scale, "Y" if c.nullable else "N")
             for c in table.columns
         ]  # fmt: skip
 
@@ -586,9 +596,17 @@ class SimCursor:
         self, table: TableDef, text: str, statement: Callable[[TableDef], str]
     ) -> TableDef | None:
         with_virtual = self.db.table_with_virtual(table.owner, table.name)
+        listed = self.db.table_as_listed(table.owner, table.name)
         columns_text = text.replace(queries.qualified_name(table.owner, table.name), "")
         named = tuple(c for c in with_virtual.columns if f'"{c.name}"' in columns_text)
-        for candidate in (table, with_virtual, dataclasses.replace(table, columns=named)):
+        named_as_listed = tuple(c for c in listed.columns if f'"{c.name}"' in columns_text)
+        for candidate in (
+            listed,
+            table,
+            with_virtual,
+            dataclasses.replace(table, columns=named),
+            dataclasses.replace(table, columns=named_as_listed),
+        ):
             for read_as in (candidate, _with_number_choices(candidate, columns_text)):
                 if text == queries.normalise(statement(read_as)):
                     return read_as

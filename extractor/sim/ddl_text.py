@@ -42,13 +42,22 @@ def add_partition_sql(table: TableDef, partition: str, value: int) -> str:
     )
 
 
-def add_column_sql(table: TableDef, column: ColumnDef, default_sql: str | None = None) -> str:
-    """``ALTER TABLE … ADD (column)``; with ``default_sql``, ``DEFAULT <it>`` before any
+def add_column_sql(
+    table: TableDef, column: ColumnDef, default_sql: str | None = None, *, invisible: bool = False
+) -> str:
+    """``ALTER TABLE … ADD (column)``; ``INVISIBLE``, then ``DEFAULT <default_sql>``, then
     NOT NULL, as Oracle's grammar orders them."""
     null = "" if column.nullable else " NOT NULL"
     default = "" if default_sql is None else f" default {default_sql}"
-    added = f'"{column.name}" {column_type_sql(column)}{default}{null}'
+    visibility = " invisible" if invisible else ""
+    added = f'"{column.name}" {column_type_sql(column)}{visibility}{default}{null}'
     return f'alter table "{table.owner}"."{table.name}" add ({added});'
+
+
+def column_visibility_sql(table: TableDef, column: str, visible: bool) -> str:
+    """``ALTER TABLE … MODIFY (column VISIBLE | INVISIBLE)``."""
+    visibility = "visible" if visible else "invisible"
+    return f'alter table "{table.owner}"."{table.name}" modify ("{column}" {visibility});'
 
 
 def supplemental_logging_sql(table: TableDef, added: bool) -> str:

@@ -56,6 +56,10 @@ class VersionedTable:
         self.dropped_columns: set[str] = set()
         # Virtual columns: name -> (dictionary entry, value computed from the stored row).
         self.virtual: dict[str, tuple[ColumnDef, VirtualExpression]] = {}
+        # INVISIBLE columns: stored and in redo like any other, left out of SELECT * and of
+        # ALL_TAB_COLS's COLUMN_ID (NULL there, HIDDEN_COLUMN = 'YES').
+        self.invisible: set[str] = set()
+        self.shown_again = False  # a column was made VISIBLE again: it lists last
 
     def add_partition(self, name: str, object_id: int, data_object_id: int) -> SimPartition:
         partition = SimPartition(name, object_id, data_object_id, segment_rowids(data_object_id))

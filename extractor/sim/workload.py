@@ -104,6 +104,11 @@ class WorkloadSpec:
     # images follow the higher of it and its own level at once, open transactions' too).
     # Drawn from a random stream of its own: the workload's DML is the same with or without it
     database_logging_change_ratio: float = 0.0
+    # chance, per transaction started, of ALTER TABLE … MODIFY (c INVISIBLE | VISIBLE) on a
+    # column outside the key of a table no open transaction holds: the column stays stored and
+    # in redo, and later statements still name it. Drawn from a random stream of its own: the
+    # workload's DML is the same with or without it
+    visibility_change_ratio: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -165,6 +170,7 @@ class WorkloadRunner:
         self._partitioning = random.Random(f"partitions-{spec.seed}")
         self._logging = random.Random(f"logging-{spec.seed}")
         self._database_logging = random.Random(f"database-logging-{spec.seed}")
+        self._visibility = random.Random(f"visibility-{spec.seed}")
         self.values = ValueGenerator(self.rng, long_value_ratio=spec.long_value_ratio)
         self.live: dict[str, _Live] = {}
         self.next_key: dict[str, int] = {}
@@ -182,6 +188,7 @@ class WorkloadRunner:
         self.partitions_added = 0  # new partitions (add_partition_ratio)
         self.logging_changes = 0  # supplemental logging changed (logging_change_ratio)
         self.database_logging_changes = 0  # ... for the database (database_logging_change_ratio)
+        self.visibility_changes = 0  # columns made INVISIBLE or VISIBLE (visibility_change_ratio)
         self.started = 0  # transactions started over all calls
         self._names: list[str] = []
         self._active: list[_Open] = []
@@ -317,6 +324,24 @@ class WorkloadRunner:
             levels = [x for x in SUPPLEMENTAL_LOGGING_LEVELS if x != self.db.database_logging]
             self.db.set_database_supplemental_logging(self._database_logging.choice(levels))
             self.database_logging_changes += 1
+        visibility = spec.visibility_change_ratio
+        if visibility and self._visibility.random() < visibility:
+            self._try_visibility_change(self._visibility.choice(self._names))
+
+    def _try_visibility_change(self, table_name: str) -> None:
+        """A column outside the key of ``table_name`` made INVISIBLE, or VISIBLE again, when
+        no open transaction has touched the table (Oracle would raise ORA-00054)."""
+        if self._touched_by_open(table_name):
+            return
+        owner = self.spec.owner
+        table = self.db.table(owner, table_name)
+        columns = [c.name for c in table.columns if c.name not in table.primary_key]
+        if not columns:
+            return
+        column = self._visibility.choice(columns)
+        hidden = column in self.db.invisible_columns(owner, table_name)
+        self.db.set_column_visibility(owner, table_name, column, visible=hidden)
+        self.visibility_changes += 1
 
     def _try_logging_change(self, table_name: str) -> None:
         """Another supplemental logging level for ``table_name`` when no open transaction has

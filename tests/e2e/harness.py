@@ -80,6 +80,9 @@ class HarnessCase:
     # Chance, per transaction started, of a table's supplemental logging changed (to or from
     # ALL its replica key changes). None: half the seeds 0.03, drawn from their own stream.
     logging_change_ratio: float | None = None
+    # Chance, per transaction started, of a column made INVISIBLE or VISIBLE again. None: half
+    # the seeds 0.05, drawn from their own stream.
+    visibility_change_ratio: float | None = None
 
 
 @dataclass
@@ -240,6 +243,11 @@ def _workload(case: HarnessCase) -> tuple[SimDatabase, WorkloadRunner, bool]:
     # DDL row: lowered, the tables it raised lose their key from their images while a process
     # runs; raised, a restart finds their key changed. Own random stream.
     database_logging = random.Random(f"database-logging-{case.seed}").choice((0.0, 0.01))
+    # Half the seeds: columns made INVISIBLE and VISIBLE again now and then; an invisible
+    # column stays in redo and in the replica. Own random stream.
+    visibility = case.visibility_change_ratio
+    if visibility is None:
+        visibility = random.Random(f"visibility-{case.seed}").choice((0.0, 0.05))
     spec = WorkloadSpec(
         tables=case.tables,
         seed=case.seed,
@@ -265,6 +273,7 @@ def _workload(case: HarnessCase) -> tuple[SimDatabase, WorkloadRunner, bool]:
         add_partition_ratio=0.02 if partitioned else 0.0,
         logging_change_ratio=logging_changes,
         database_logging_change_ratio=database_logging,
+        visibility_change_ratio=visibility,
     )
     _place_in_container(db, container_of(case))
     workload = WorkloadRunner(db, spec)

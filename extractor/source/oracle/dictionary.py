@@ -1,5 +1,5 @@
-"""Table definitions from the online catalog: ALL_TABLES, ALL_TAB_COLS (without virtual, hidden
-(unused, INVISIBLE) and system-generated columns), ALL_CONSTRAINTS /
+"""Table definitions from the online catalog: ALL_TABLES, ALL_TAB_COLS (without virtual and
+system-generated columns; INVISIBLE ones are read), ALL_CONSTRAINTS /
 ALL_CONS_COLUMNS (primary key), ALL_LOG_GROUPS and V$DATABASE (supplemental logging) and
 ALL_OBJECTS (object ids)."""
 
@@ -54,7 +54,7 @@ def read_table(
     """The TableDef of ``owner.name``; TableNotFoundError when it has no columns visible."""
     binds = {"owner": owner, "table_name": name}
     cursor.execute(queries.TABLE_COLUMNS, binds)
-    columns = tuple(_column(row) for row in cursor.fetchall())
+    columns = _columns(cursor.fetchall())
     if not columns:
         raise TableNotFoundError(f"{owner}.{name}")
     cursor.execute(queries.PRIMARY_KEY_COLUMNS, binds)
@@ -88,11 +88,25 @@ def object_exists(cursor: Any, object_id: int) -> bool:
     return row is not None and int(row[0]) > 0
 
 
-def _column(row: Sequence[Any]) -> ColumnDef:
-    name, column_id, data_type, length, precision, scale, nullable = row
+def _columns(rows: Sequence[Sequence[Any]]) -> tuple[ColumnDef, ...]:
+    """The columns in the query's order. An INVISIBLE column has no COLUMN_ID: it takes the
+    next number after the visible ones, so the numbers keep that order."""
+    last_visible = max((int(row[1]) for row in rows if row[1] is not None), default=0)
+    numbered: list[ColumnDef] = []
+    for row in rows:
+        column_id = row[1]
+        if column_id is None:
+            last_visible += 1
+            column_id = last_visible
+        numbered.append(_column(row, int(column_id)))
+    return tuple(numbered)
+
+
+def _column(row: Sequence[Any], column_id: int) -> ColumnDef:
+    name, _column_id, data_type, length, precision, scale, nullable = row
     return ColumnDef(
         name=str(name),
-        column_id=int(column_id),
+        column_id=column_id,
         data_type=str(data_type),
         data_length=None if length is None else int(length),
         data_precision=None if precision is None else int(precision),

@@ -145,14 +145,16 @@ LIST_TABLES: Final = (
     + "ORDER BY OWNER, TABLE_NAME"
 )
 
-# ALL_TAB_COLS without virtual columns (computed, never in redo: an INSERT would land NULL),
-# hidden ones (unused / INVISIBLE) and system-generated ones: the columns redo carries, read
-# alike by snapshots and images.
+# ALL_TAB_COLS without virtual columns (computed, never in redo: an INSERT would land NULL)
+# and system-generated ones (unused columns, those behind function-based indexes): the columns
+# redo carries, read alike by snapshots and images. INVISIBLE columns are user-generated
+# hidden ones, stored and in redo like any other: read, after the visible ones (their
+# COLUMN_ID is NULL) in the order they were created.
 TABLE_COLUMNS: Final = (
     "SELECT COLUMN_NAME, COLUMN_ID, DATA_TYPE, DATA_LENGTH, DATA_PRECISION, DATA_SCALE, NULLABLE "
     "FROM ALL_TAB_COLS WHERE OWNER = :owner AND TABLE_NAME = :table_name "
-    "AND VIRTUAL_COLUMN = 'NO' AND HIDDEN_COLUMN = 'NO' AND USER_GENERATED = 'YES' "
-    "ORDER BY COLUMN_ID"
+    "AND VIRTUAL_COLUMN = 'NO' AND USER_GENERATED = 'YES' "
+    "ORDER BY COLUMN_ID NULLS LAST, INTERNAL_COLUMN_ID"
 )
 
 PRIMARY_KEY_COLUMNS: Final = (
