@@ -147,6 +147,10 @@ class TransactionChanges:
     # rows under a new name (renamed away): the renamed table may go on being written, and
     # its rows, mapped to this table, would send it back at every window.
     let_go: list[tuple[str, str, LogMinerRow]] = field(default_factory=list)
+    # (owner, table, DML row): an ambiguous statement whose row cannot be read AS OF its SCN
+    # (its undo is gone, or DDL of the table since: ORA-01555, ORA-01466); the stream runner
+    # sends the table back, and the new snapshot holds what the statement wrote.
+    unreadable: list[tuple[str, str, LogMinerRow]] = field(default_factory=list)
 
     def add(self, record: ChangeRecord) -> None:
         self.records.setdefault((record.owner, record.table), []).append(record)
@@ -319,7 +323,8 @@ class ChangeBuilder:
     ) -> None:
         """An ambiguous statement, told apart by the row AS OF its SCN (``as_of_resolution``)
         when the source can read it and the statement is the transaction's only change of
-        its ROWID; quarantined otherwise."""
+        its ROWID. A row Oracle can no longer read at that SCN (undo gone, DDL of the table
+        since) sends the table back to be snapshotted; anything else is quarantined."""
         row, table, error = pending.row, pending.table, pending.error
         assert self._row_as_of is not None and row.row_id is not None
         if changes_by_row_id.get(row.row_id, 0) > 1:
@@ -329,7 +334,16 @@ class ChangeBuilder:
                 why = resolve_by_row_as_of(
                     error.readings, table, self._nls, row.row_id, info.commit_scn, self._row_as_of
                 )
-            except (SnapshotTooOldError, TableNotFoundError, NumberChoiceError) as read_error:
+            except SnapshotTooOldError as read_error:
+                LOG.warning(
+                    "%s: SCN %d: %s; the row cannot be read AS OF its SCN (%s): the table is "
+                    "snapshotted again, which holds what the statement wrote",
+                    table.qualified_name, row.scn, " ".join(str(error).split()), read_error,
+                    extra={"table": table.qualified_name, "scn": row.scn},
+                )  # fmt: skip
+                changes.unreadable.append((table.owner, table.name, row))
+                return
+            except (TableNotFoundError, NumberChoiceError) as read_error:
                 why = f"the row cannot be read AS OF its SCN: {read_error}"
         if isinstance(why, str):
             changes.quarantined.append(_quarantine(row, f"{error.one_line()}; {why}"))

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from extractor.assemble.records import CommittedTransaction
 from extractor.assemble.window_miner import MinedWindow, TransactionFeed
@@ -250,17 +251,28 @@ class StreamRunner:
         )
         changes = self._builder.build(info, committed.rows)
         ddl: list[SchemaChange] = []
-        # renamed into a selected name: its rows were written under another; or a row of its
-        # object purged since, which the DROP that retires it may not be mined yet to do
+        # renamed into a selected name: its rows were written under another; a row of its
+        # object purged since, which the DROP that retires it may not be mined yet to do; or
+        # an ambiguous statement whose row Oracle can no longer read AS OF its SCN
         sent_back = [
-            (f"{owner}.{name}", row)
-            for owner, name, row in (*changes.renamed_into, *changes.let_go)
+            _SentBack(f"{owner}.{name}", row, why)
+            for rows, why in (
+                (changes.renamed_into, "renamed another table into it"),
+                (changes.let_go, "is a change of its object purged since"),
+                (changes.unreadable, "cannot be read AS OF its SCN to resolve an ambiguity"),
+            )
+            for owner, name, row in rows
         ]
         for row in changes.ddl_rows:
             schema_change, key_changed = self._apply_ddl(row, committed.commit_scn)
             ddl.append(schema_change)
-            if key_changed or is_row_moving(row.sql_redo) or self._created_again(row):
-                sent_back.append((f"{row.seg_owner}.{row.table_name}", row))
+            name = f"{row.seg_owner}.{row.table_name}"
+            if key_changed:
+                sent_back.append(_SentBack(name, row, "changed its replica's key or logging"))
+            elif is_row_moving(row.sql_redo):
+                sent_back.append(_SentBack(name, row, "changed its ROWIDs or rows without DML"))
+            elif self._created_again(row):
+                sent_back.append(_SentBack(name, row, "created it again"))
         logged_lower = [(f"{owner}.{name}", row) for owner, name, row in changes.logged_lower]
         return _TransactionChanges(
             changes.records, changes.quarantined, ddl, sent_back, logged_lower
@@ -331,21 +343,30 @@ class StreamRunner:
         changes are dropped (the new snapshot covers them)."""
         if not window.resnapshot:
             return checkpoint
-        for name, row in window.resnapshot.items():
+        for name, (row, why) in window.resnapshot.items():
             LOG.warning(
-                "%s: %s at SCN %d created it again, changed its ROWIDs or rows without DML "
-                "in the redo, renamed another table into it, showed its replica's key or "
-                "supplemental logging changed, or is a change of its object purged since; the "
-                "table is snapshotted again",
+                "%s: %s at SCN %d %s; the table is snapshotted again",
                 name,
                 " ".join((row.sql_redo or "").split())[:120],
                 row.scn,
+                why,
                 extra={"table": name, "scn": row.scn},
             )
             self._observer.resnapshot(name)
         pending = TableSnapshotState("pending")  # read in full, whatever its snapshot mode
         kept = {k: pending if k in window.resnapshot else v for k, v in checkpoint.tables.items()}
         return replace(checkpoint, tables=kept)
+
+
+_LOGGED_LOWER = "was written with less supplemental logging than its key needs"
+
+
+class _SentBack(NamedTuple):
+    """A table to snapshot again, the row that says so, and why (for the WARNING)."""
+
+    name: str
+    row: LogMinerRow
+    why: str
 
 
 @dataclass(frozen=True)
@@ -355,8 +376,9 @@ class _TransactionChanges:
     ddl: list[SchemaChange]  # what applying each DDL row did
     # Tables to snapshot again, with the row that says why: row-moving DDL, a CREATE TABLE or
     # a rename into a selected name, a change of the replica key or of the supplemental
-    # logging (DDL rows); a row of the table's object let go (a DML row).
-    sent_back: list[tuple[str, LogMinerRow]]
+    # logging (DDL rows); a row of the table's object let go, an ambiguous statement whose
+    # row cannot be read AS OF its SCN (DML rows).
+    sent_back: list[_SentBack]
     # Tables with a change logged lower than the dictionary said, with that change's row
     # (StreamRunner.send_back_for_logging).
     logged_lower: list[tuple[str, LogMinerRow]]
@@ -377,7 +399,7 @@ class _WindowLanding:
         self._streamed_after: dict[tuple[str, str], int | None] = {}
         # Tables sent back to be snapshotted (_TransactionChanges.sent_back, send_back_for_logging),
         # with the row that says why.
-        self.resnapshot: dict[str, LogMinerRow] = {}
+        self.resnapshot: dict[str, tuple[LogMinerRow, str]] = {}
         self.transactions = 0
         self.change_rows = 0
         self.quarantined = 0
@@ -386,14 +408,14 @@ class _WindowLanding:
         runner = self._runner
         changes = runner.build(committed)
         self._ddl.extend(changes.ddl)
-        for name, ddl_row in changes.sent_back:
-            if runner.streams(name, committed.commit_scn):
-                self.resnapshot[name] = ddl_row
+        for sent in changes.sent_back:
+            if runner.streams(sent.name, committed.commit_scn):
+                self.resnapshot[sent.name] = (sent.row, sent.why)
         for name, dml_row in changes.logged_lower:
             if name in self.resnapshot or not runner.streams(name, committed.commit_scn):
                 continue  # its snapshot to come covers the change: read it once a window
             if runner.send_back_for_logging(name):
-                self.resnapshot[name] = dml_row
+                self.resnapshot[name] = (dml_row, _LOGGED_LOWER)
         for (owner, table), records in changes.records.items():
             # every change of a transaction has its commit SCN: the table's snapshot covers
             # all of them or none

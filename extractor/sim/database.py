@@ -318,13 +318,16 @@ class SimDatabase:
         before (SQL_REDO names it) but ``SELECT *`` leaves it out and ALL_TAB_COLS lists it
         with HIDDEN_COLUMN = 'YES' and a NULL COLUMN_ID; made VISIBLE again it takes the
         next COLUMN_ID (it becomes the last visible column). ORA-00904 for an unknown column,
-        ORA-00054 while an open transaction holds a row of the table. Returns the SCN."""
+        ORA-54039 for the table's last visible column, ORA-00054 while an open transaction
+        holds a row of the table. Returns the SCN."""
         state = self._table_state(owner, table)
         current = state.definition
         if not current.has_column(column):
             raise_oracle_error(904, f'"{column}": invalid identifier')
         if (column not in state.invisible) == visible:
             raise SimUsageError(f"{current.qualified_name}.{column} is already that visible")
+        if not visible and len(state.invisible) + 1 >= len(current.columns):
+            raise_oracle_error(54039, "table must have at least one column that is not invisible")
         if state.locks:
             raise_oracle_error(
                 54, "resource busy and acquire with NOWAIT specified or timeout expired"

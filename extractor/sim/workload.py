@@ -339,7 +339,10 @@ class WorkloadRunner:
         if not columns:
             return
         column = self._visibility.choice(columns)
-        hidden = column in self.db.invisible_columns(owner, table_name)
+        invisible = self.db.invisible_columns(owner, table_name)
+        hidden = column in invisible
+        if not hidden and len(invisible) + 1 >= len(table.columns):
+            return  # the last visible column (Oracle: ORA-54039)
         self.db.set_column_visibility(owner, table_name, column, visible=hidden)
         self.visibility_changes += 1
 

@@ -17,6 +17,7 @@ run of the extractor; docs/simulator.md).
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import shutil
@@ -220,6 +221,9 @@ def _workload(case: HarnessCase) -> tuple[SimDatabase, WorkloadRunner, bool]:
         db.unnamed_object_ratio = 1e-9  # DATA_OBJ# on every row; (almost) no row unnamed
     # Half the seeds: redo trails the current SCN (LGWR not yet written) until a log switch.
     db.redo_write_lag_scns = random.Random(f"redo-lag-{case.seed}").choice((0, 25))
+    # Half the seeds: a flashback query AS OF an SCN less than 30 SCNs after a DDL of the
+    # table fails with ORA-01466 (a snapshot taken again at a newer SCN). Own random stream.
+    db.flashback_ddl_lag_scns = random.Random(f"flashback-lag-{case.seed}").choice((0, 30))
     # Half the seeds: row-moving DDL (MOVE / SHRINK SPACE: re-snapshots), TRUNCATEs, tables
     # dropped and created again under their name, and reloads by rename.
     ddl_ratio = random.Random(f"row-moving-ddl-{case.seed}").choice((0.0, 0.01))
@@ -337,7 +341,25 @@ def _cycles(
             _flash_the_pdb_back(workload, cycle, crashes)
         if number < case.cycles:
             workload.run(case.transactions_per_cycle)
+    # A table whose snapshot Oracle refused (ORA-01466 soon after a DDL of it) waits for a
+    # later cycle, and its replica is not built meanwhile: the source goes on and cycles run
+    # until every table's snapshot is done, as a sync loop's next cycles would.
+    for _ in range(_SETTLING_CYCLES):
+        if not _waiting_for_a_snapshot(config):
+            break
+        workload.run(2)
+        _cycle_with_restart(cycle, None, crashes)
     return crashes
+
+
+_SETTLING_CYCLES = 5
+
+
+def _waiting_for_a_snapshot(config: OracdcConfig) -> list[str]:
+    """The tables the checkpoint lists as not snapshotted yet (pending or running)."""
+    path = config.data_dir / CHECKPOINT_FILE
+    checkpoint = Checkpoint.from_json(json.loads(path.read_text(encoding="utf-8")))
+    return [name for name, state in checkpoint.tables.items() if state.status != "done"]
 
 
 def resetlogs_after(case: HarnessCase) -> int | None:

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from extractor.config import OracdcConfig, config_from_mapping
+from extractor.dictionary import ColumnDef
 from extractor.errors import AmbiguousRedoError
 from extractor.logminer_row import OperationCode
 from extractor.parse import parse_redo
@@ -28,6 +29,7 @@ from extractor.source.replay.recorder import record_bundle
 from extractor.source.replay.replay_source import ReplaySource
 from tests.e2e.memory_staging import MemoryStagingWriter
 from tests.parse.two_strings_table import TWO_STRINGS
+from tests.pipeline.reference_replica import consolidate, truth_by_key
 
 T = TWO_STRINGS
 # A's new value makes the SET clause read as B set twice.
@@ -163,14 +165,52 @@ def _config(work: Path, policy: str) -> OracdcConfig:
     )
 
 
-def test_a_column_dropped_since_makes_the_row_unreadable_and_the_statement_quarantined() -> None:
+def test_a_column_dropped_since_makes_the_row_unreadable_and_the_table_sent_back() -> None:
     """Mining behind a DROP COLUMN: the cached dictionary still names the column, the AS OF
-    read fails with ORA-00904; the statement is quarantined, the window goes on."""
+    read fails with ORA-00904; the table is to be snapshotted again (the new snapshot holds
+    what the statement wrote), nothing is quarantined."""
     db = _database()
     _update(db, 1, TRICKY)
     db.drop_column("APP", "T", "C")
     source = open_source({"kind": "sim", "database": db})
     (changes,) = _build(db, source.row_as_of)  # with T as it was, C included
-    (quarantined,) = changes.quarantined
-    assert "ORA-00904" in quarantined.reason
+    assert not changes.quarantined
+    ((owner, table, row),) = changes.unreadable
+    assert (owner, table, row.operation_code) == ("APP", "T", OperationCode.UPDATE)
     assert not changes.records
+
+
+@pytest.mark.parametrize("unreadable_by", ["ddl since", "undo gone"])
+def test_a_row_oracle_cannot_read_as_of_its_scn_sends_the_table_back(
+    tmp_path: Path, unreadable_by: str
+) -> None:
+    """End to end (staging in memory, error policy ``fail``): the ambiguous statement's row
+    cannot be read AS OF its commit (ORA-01466 after DDL of the table, ORA-01555 once its
+    undo is gone); the table is snapshotted again and the staging rows end as the source's."""
+    db = _database()
+    config = _config(tmp_path, "fail")
+    staging = MemoryStagingWriter(config.staging_schema)
+
+    def cycle() -> None:
+        source = open_source({"kind": "sim", "database": db})
+        with open_extractor(config, source, None, writer=staging) as extractor:
+            extract_and_land(extractor, {})
+
+    cycle()  # the snapshot
+    _update(db, 1, TRICKY)
+    if unreadable_by == "ddl since":
+        db.flashback_ddl_lag_scns = 5
+        db.add_column("APP", "T", ColumnDef("D", 0, "VARCHAR2", 10))
+    else:
+        db.undo_retention_scns = 1
+        _update(db, 2, {"C": "moves the SCN on"})
+        _update(db, 2, {"C": "and on"})
+    cycle()  # mines the statement, sends T back
+    for _ in range(3):  # the source goes on, past the DDL's ORA-01466 window
+        _update(db, 2, {"C": "later"})
+        _update(db, 2, {"C": "later still"})
+    cycle()  # takes T again
+    assert not staging.quarantined_rows()
+    assert consolidate(T, staging.staged_rows(T)) == truth_by_key(
+        T, db.truth("APP", "T", db.current_scn())
+    )

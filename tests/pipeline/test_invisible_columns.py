@@ -10,10 +10,11 @@ from typing import Any
 
 import pytest
 
-from extractor.dictionary import ColumnDef
+from extractor.dictionary import ColumnDef, TableDef
 from extractor.logminer_row import OperationCode
 from extractor.sim.database import SimDatabase
 from extractor.sim.dbapi import SimConnection
+from extractor.sim.oracle_errors import SimOracleError
 from extractor.sim.workload import WorkloadRunner, WorkloadSpec
 from extractor.source.oracle import queries
 from extractor.source.oracle.dictionary import read_table
@@ -152,3 +153,13 @@ def test_the_workload_toggles_visibility_on_its_own_random_stream() -> None:
     plain.create_tables()
     plain.run(300)
     assert runner.dml_rows == plain.dml_rows
+
+
+def test_the_last_visible_column_cannot_be_made_invisible() -> None:
+    db = SimDatabase()
+    db.create_table(
+        TableDef("APP", "PAIR", (ColumnDef("A", 1, "NUMBER", 22), ColumnDef("B", 2, "NUMBER", 22)))
+    )
+    db.set_column_visibility("APP", "PAIR", "A", visible=False)
+    with pytest.raises(SimOracleError, match="ORA-54039"):
+        db.set_column_visibility("APP", "PAIR", "B", visible=False)
