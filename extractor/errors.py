@@ -10,6 +10,7 @@ simulator raises python-oracledb's own exceptions (``sim/oracle_errors.py``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -110,6 +111,11 @@ class SnapshotTooOldError(SourceError):
         self.scn = scn
 
 
+class ScnNotYetValidError(SnapshotTooOldError):
+    """A read AS OF an SCN the database does not have yet (ORA-08181): a wrong SCN, or one
+    not yet known to the instance that answers (RAC)."""
+
+
 class TableDefinitionChangedError(SnapshotTooOldError):
     """A snapshot read AS OF an SCN the table's definition is not older than (ORA-01466):
     DDL after it, or just before it (Oracle maps SCNs to times a few seconds apart and wants
@@ -125,6 +131,21 @@ class TableDefinitionChangedError(SnapshotTooOldError):
             "minutes, after DDL on the table); if it repeats for long, look for DDL on the "
             "table every few minutes (partition maintenance, a TRUNCATE job)",
         )
+
+
+class UnfetchableValueError(SourceError):
+    """A snapshot read met a value python-oracledb cannot build in Python: a DATE or TIMESTAMP
+    before 1 AD (Python's ``datetime`` starts at year 1; so do Spark's dates)."""
+
+    def __init__(self, table: str, columns: Sequence[str], detail: str) -> None:
+        where = f" (one of {', '.join(columns)})" if columns else ""
+        super().__init__(
+            f"cannot fetch a value of {table}{where}: {detail}; a DATE or TIMESTAMP before "
+            "1 AD, which Spark cannot hold either",
+            fix="correct the value in Oracle, or leave the column out with a column policy "
+            "(columns: exclude, docs/configuration.md); docs/types.md",
+        )
+        self.table = table
 
 
 class TableNotFoundError(SourceError):

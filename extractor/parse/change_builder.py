@@ -34,8 +34,10 @@ from extractor.dictionary import TableDef
 from extractor.errors import (
     AmbiguousRedoError,
     NumberChoiceError,
+    ScnNotYetValidError,
     SnapshotTooOldError,
     TableNotFoundError,
+    UnfetchableValueError,
 )
 from extractor.keys import keyed_by_primary_key, logged_columns
 from extractor.land.audit_records import QuarantinedChange
@@ -147,10 +149,11 @@ class TransactionChanges:
     # rows under a new name (renamed away): the renamed table may go on being written, and
     # its rows, mapped to this table, would send it back at every window.
     let_go: list[tuple[str, str, LogMinerRow]] = field(default_factory=list)
-    # (owner, table, DML row): an ambiguous statement whose row cannot be read AS OF its SCN
-    # (its undo is gone, or DDL of the table since: ORA-01555, ORA-01466); the stream runner
-    # sends the table back, and the new snapshot holds what the statement wrote.
-    unreadable: list[tuple[str, str, LogMinerRow]] = field(default_factory=list)
+    # (owner, table, DML row, why): an ambiguous statement whose row cannot be read AS OF its
+    # SCN (its undo is gone, or DDL of the table since: ORA-01555, ORA-01466, ORA-00904); the
+    # stream runner sends the table back (and says why), and the new snapshot holds what the
+    # statement wrote.
+    unreadable: list[tuple[str, str, LogMinerRow, str]] = field(default_factory=list)
 
     def add(self, record: ChangeRecord) -> None:
         self.records.setdefault((record.owner, record.table), []).append(record)
@@ -334,16 +337,12 @@ class ChangeBuilder:
                 why = resolve_by_row_as_of(
                     error.readings, table, self._nls, row.row_id, info.commit_scn, self._row_as_of
                 )
+            except ScnNotYetValidError:
+                raise  # not the row's fault: the window fails and is mined again
             except SnapshotTooOldError as read_error:
-                LOG.warning(
-                    "%s: SCN %d: %s; the row cannot be read AS OF its SCN (%s): the table is "
-                    "snapshotted again, which holds what the statement wrote",
-                    table.qualified_name, row.scn, " ".join(str(error).split()), read_error,
-                    extra={"table": table.qualified_name, "scn": row.scn},
-                )  # fmt: skip
-                changes.unreadable.append((table.owner, table.name, row))
+                changes.unreadable.append((table.owner, table.name, row, str(read_error)))
                 return
-            except (TableNotFoundError, NumberChoiceError) as read_error:
+            except (TableNotFoundError, NumberChoiceError, UnfetchableValueError) as read_error:
                 why = f"the row cannot be read AS OF its SCN: {read_error}"
         if isinstance(why, str):
             changes.quarantined.append(_quarantine(row, f"{error.one_line()}; {why}"))

@@ -259,20 +259,23 @@ class StreamRunner:
             for rows, why in (
                 (changes.renamed_into, "renamed another table into it"),
                 (changes.let_go, "is a change of its object purged since"),
-                (changes.unreadable, "cannot be read AS OF its SCN to resolve an ambiguity"),
             )
             for owner, name, row in rows
+        ]
+        sent_back += [
+            _SentBack(f"{owner}.{name}", row, f"is ambiguous and its row unreadable: {detail}")
+            for owner, name, row, detail in changes.unreadable
         ]
         for row in changes.ddl_rows:
             schema_change, key_changed = self._apply_ddl(row, committed.commit_scn)
             ddl.append(schema_change)
             name = f"{row.seg_owner}.{row.table_name}"
-            if key_changed:
-                sent_back.append(_SentBack(name, row, "changed its replica's key or logging"))
+            if self._created_again(row):
+                sent_back.append(_SentBack(name, row, "created it again"))
             elif is_row_moving(row.sql_redo):
                 sent_back.append(_SentBack(name, row, "changed its ROWIDs or rows without DML"))
-            elif self._created_again(row):
-                sent_back.append(_SentBack(name, row, "created it again"))
+            elif key_changed:
+                sent_back.append(_SentBack(name, row, "changed its replica's key or logging"))
         logged_lower = [(f"{owner}.{name}", row) for owner, name, row in changes.logged_lower]
         return _TransactionChanges(
             changes.records, changes.quarantined, ddl, sent_back, logged_lower
@@ -409,8 +412,8 @@ class _WindowLanding:
         changes = runner.build(committed)
         self._ddl.extend(changes.ddl)
         for sent in changes.sent_back:
-            if runner.streams(sent.name, committed.commit_scn):
-                self.resnapshot[sent.name] = (sent.row, sent.why)
+            if runner.streams(sent.name, committed.commit_scn):  # the first reason is kept
+                self.resnapshot.setdefault(sent.name, (sent.row, sent.why))
         for name, dml_row in changes.logged_lower:
             if name in self.resnapshot or not runner.streams(name, committed.commit_scn):
                 continue  # its snapshot to come covers the change: read it once a window
@@ -424,20 +427,17 @@ class _WindowLanding:
                 self._held += len(records)
                 self.change_rows += len(records)
         # A change its table's snapshot covers is not reported, as it is not landed: a table
-        # sent back by an earlier transaction of the window, or whose snapshot is pending or
-        # at or after this commit (e.g. images without the key it has now).
-        quarantined = [
+        # whose snapshot is pending or at or after this commit (e.g. images without the key it
+        # has now), or sent back by this window (``finish``: also by a later transaction).
+        self._errors.extend(
             q
             for q in changes.quarantined
-            if f"{q.owner}.{q.table_name}" not in self.resnapshot
-            and not runner.snapshot_covers(f"{q.owner}.{q.table_name}", committed.commit_scn)
-        ]
-        self._errors.extend(quarantined)
-        self.quarantined += len(quarantined)
+            if not runner.snapshot_covers(f"{q.owner}.{q.table_name}", committed.commit_scn)
+        )
         self.transactions += 1
         self._last_committed = committed
         if self._held >= _FLUSH_RECORDS:
-            self._flush()
+            self._flush(with_errors=False)
 
     @property
     def last_commit(self) -> CommitPosition | None:
@@ -446,7 +446,14 @@ class _WindowLanding:
         return None if committed is None else committed.position
 
     def finish(self) -> None:
-        self._flush()
+        """Land the rest, and the window's quarantined changes but those of tables it sends
+        back (held until now: a table is sent back by any transaction of the window, and
+        under ``error_policy: fail`` landing them stops the stream)."""
+        self._errors = [
+            q for q in self._errors if f"{q.owner}.{q.table_name}" not in self.resnapshot
+        ]
+        self.quarantined = len(self._errors)
+        self._flush(with_errors=True)
 
     def _streams(self, owner: str, table: str, commit_scn: int) -> bool:
         """``StreamRunner.streams``, its table facts read once per window (they change only
@@ -459,9 +466,12 @@ class _WindowLanding:
             self._streamed_after[key] = after
         return after is not None and commit_scn > after
 
-    def _flush(self) -> None:
+    def _flush(self, *, with_errors: bool) -> None:
         last = self.last_commit
         if last is not None:
             last.redo.packed()  # out of range: fail before landing, not at checkpoint
-        self._lander.land_changes(self._records, self._errors, self._ddl)
-        self._records, self._errors, self._ddl, self._held = {}, [], [], 0
+        errors = self._errors if with_errors else []
+        self._lander.land_changes(self._records, errors, self._ddl)
+        self._records, self._ddl, self._held = {}, [], 0
+        if with_errors:
+            self._errors = []

@@ -48,7 +48,8 @@ class BcDate:
     """A DATE before 1 AD, which no ``datetime`` holds: ``moment.year`` counts the years
     before 1 AD (4712 for ``TO_DATE('1', 'J')``, Oracle's earliest DATE). A test passes one
     to ``insert``/``update``; SQL_REDO writes its year with ``-`` under SYYYY and without a
-    sign under YYYY. A snapshot or ``truth`` of one raises (neither is modelled)."""
+    sign under YYYY. ``truth`` shows it as it is; a DB-API fetch of it raises python-oracledb's
+    ``ValueError`` (``year -4712 is out of range``)."""
 
     moment: datetime
 
@@ -91,7 +92,7 @@ def truth_value(column: ColumnDef, stored: StoredValue) -> object:
     if isinstance(stored, OracleTimestamp):
         return _timestamp_truth(column_type(column), stored)
     if isinstance(stored, BcDate):
-        raise SimUsageError(f"column {column.name!r}: a BC date has no value in Python or Spark")
+        return stored  # no Python or Spark value: a fetch of it fails (dbapi), as the driver's
     return stored
 
 

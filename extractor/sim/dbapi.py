@@ -27,6 +27,7 @@ from extractor.logminer_row import (
     LogMinerRow,
     OperationCode,
 )
+from extractor.sim.column_values import BcDate
 from extractor.sim.database import SimDatabase
 from extractor.sim.oracle_errors import raise_oracle_error
 from extractor.sim.redo_logs import RedoLogFile
@@ -149,6 +150,7 @@ class SimCursor:
         self.outputtypehandler: Any = None
         self.rowcount = -1
         self._rows: list[Row] = []
+        self._holds_bc = False  # a value python-oracledb could not fetch (_built)
         self._position = 0
         self._description: list[tuple[Any, ...]] | None = None
         self._mined = False  # the result is V$LOGMNR_CONTENTS rows
@@ -250,7 +252,7 @@ class SimCursor:
             return None
         row = self._rows[self._position]
         self._position += 1
-        return row
+        return self._built([row])[0]
 
     def fetchmany(self, size: int | None = None) -> list[Row]:
         if self._mined and self._position > 0:
@@ -258,12 +260,12 @@ class SimCursor:
         count = self.arraysize if size is None else size
         rows = self._rows[self._position : self._position + count]
         self._position += len(rows)
-        return rows
+        return self._built(rows)
 
     def fetchall(self) -> list[Row]:
         rows = self._rows[self._position :]
         self._position = len(self._rows)
-        return rows
+        return self._built(rows)
 
     def __iter__(self) -> Iterator[Row]:
         while (row := self.fetchone()) is not None:
@@ -666,13 +668,16 @@ class SimCursor:
         utc_columns = {
             c.name for c in table.columns if select_expression(c).startswith("SYS_EXTRACT_UTC(")
         }
+        signed = {c.name for c in table.columns if "'SYYYY-" in select_expression(c)}
         converters = {c.name: column_converter(c) for c in table.columns}
         low, high = int(binds["bucket_lo"]), int(binds["bucket_hi"])
         answer: list[Row] = []
         for row in rows:
             values: dict[str, Any] = {"_row_id": str(row["ROWID"])}
             for column in table.columns:
-                fetched = _fetched(row.get(column.name), column.name in utc_columns)
+                fetched = _fetched(
+                    row.get(column.name), column.name in utc_columns, column.name in signed
+                )
                 converted = None if fetched is None else converters[column.name](fetched)
                 values[spark_column_name(column.name)] = converted
             digest = python_digest_row(table, values, per_column)
@@ -726,9 +731,20 @@ class SimCursor:
         if self.connection.closed:
             raise_oracle_error(3114, "not connected to ORACLE")
 
+    def _built(self, rows: list[Row]) -> list[Row]:
+        """``rows`` as python-oracledb hands them out: a DATE before 1 AD cannot become a
+        ``datetime``, and the fetch fails with the ``ValueError`` of its constructor."""
+        if self._holds_bc:
+            for row in rows:
+                for value in row:
+                    if isinstance(value, BcDate):
+                        raise ValueError(f"year -{value.moment.year} is out of range")
+        return rows
+
     def _set_result(self, rows: list[Row], description: list[tuple[Any, ...]] | None) -> None:
         self._mined = False
         self._rows = rows
+        self._holds_bc = any(isinstance(value, BcDate) for row in rows for value in row)
         self._position = 0
         self.rowcount = len(rows)
         width = len(rows[0]) if rows else 0
@@ -738,12 +754,16 @@ class SimCursor:
 
 
 def _fetched_rows(table: TableDef, rows: list[dict[str, object]]) -> list[Row]:
-    """Snapshot rows as the driver fetches the snapshot select list, ROWID last."""
+    """Snapshot rows as the driver fetches the snapshot select list, ROWID last. A
+    ``TO_CHAR(…, 'SYYYY-…')`` text has a space before an AD year (BC timestamps are not
+    simulated)."""
     utc_columns = {
         c.name for c in table.columns if select_expression(c).startswith("SYS_EXTRACT_UTC(")
     }
+    signed = {c.name for c in table.columns if "'SYYYY-" in select_expression(c)}
     return [
-        (*(_fetched(row.get(c.name), c.name in utc_columns) for c in table.columns),
+        (*(_fetched(row.get(c.name), c.name in utc_columns, c.name in signed)
+           for c in table.columns),
          row["ROWID"])
         for row in rows
     ]  # fmt: skip
@@ -851,10 +871,13 @@ def _server_time(utc_text: str | None, offset: timedelta) -> str | None:
     return (datetime.fromisoformat(utc_text) + offset).strftime("%Y-%m-%dT%H:%M:%S")
 
 
-def _fetched(value: object, utc_expression: bool) -> object:
-    """What python-oracledb returns for the snapshot expression: SYS_EXTRACT_UTC is naive."""
+def _fetched(value: object, utc_expression: bool, signed_year: bool = False) -> object:
+    """What python-oracledb returns for the snapshot expression: SYS_EXTRACT_UTC is naive;
+    ``TO_CHAR`` under SYYYY puts a space before an AD year."""
     if utc_expression and isinstance(value, datetime) and value.tzinfo is not None:
         return value.astimezone(UTC).replace(tzinfo=None)
+    if signed_year and isinstance(value, str):
+        return f" {value}"
     return value
 
 

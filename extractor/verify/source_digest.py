@@ -50,8 +50,10 @@ def text_expression(column: VerifyColumn) -> str:
         return queries.VERIFY_TEXT_DATE.format(column=quoted)
     if data_type.startswith("TIMESTAMP"):
         with_zone = "TIME ZONE" in data_type
-        if column.spark_type == "STRING":  # TIMESTAMP(n > 6): the snapshot's own text
-            return select_expression(ColumnDef(column.oracle_name, 1, data_type))
+        if column.spark_type == "STRING":  # TIMESTAMP(n > 6): the snapshot's own text,
+            # without the space SYYYY puts before an AD year (the snapshot's converter takes
+            # it off); a BC year keeps its sign, which no landed value has
+            return f"LTRIM({select_expression(ColumnDef(column.oracle_name, 1, data_type))})"
         template = queries.VERIFY_TEXT_UTC_TIMESTAMP if with_zone else queries.VERIFY_TEXT_TIMESTAMP
         return template.format(column=quoted)
     if data_type.startswith("INTERVAL YEAR"):

@@ -17,7 +17,7 @@ import pytest
 
 from extractor.config import OracdcConfig, config_from_mapping
 from extractor.dictionary import ColumnDef
-from extractor.errors import AmbiguousRedoError
+from extractor.errors import AmbiguousRedoError, UnfetchableValueError
 from extractor.logminer_row import OperationCode
 from extractor.parse import parse_redo
 from extractor.parse.change_builder import ChangeBuilder, TransactionInfo
@@ -175,7 +175,8 @@ def test_a_column_dropped_since_makes_the_row_unreadable_and_the_table_sent_back
     source = open_source({"kind": "sim", "database": db})
     (changes,) = _build(db, source.row_as_of)  # with T as it was, C included
     assert not changes.quarantined
-    ((owner, table, row),) = changes.unreadable
+    ((owner, table, row, why),) = changes.unreadable
+    assert "ORA-00904" in why
     assert (owner, table, row.operation_code) == ("APP", "T", OperationCode.UPDATE)
     assert not changes.records
 
@@ -209,6 +210,54 @@ def test_a_row_oracle_cannot_read_as_of_its_scn_sends_the_table_back(
     for _ in range(3):  # the source goes on, past the DDL's ORA-01466 window
         _update(db, 2, {"C": "later"})
         _update(db, 2, {"C": "later still"})
+    cycle()  # takes T again
+    assert not staging.quarantined_rows()
+    assert consolidate(T, staging.staged_rows(T)) == truth_by_key(
+        T, db.truth("APP", "T", db.current_scn())
+    )
+
+
+def test_a_row_python_oracledb_cannot_fetch_is_quarantined_not_a_failed_window() -> None:
+    """A BC DATE elsewhere in the row: the AS OF read cannot be fetched (UnfetchableValueError),
+    every retry would fail alike; the statement is quarantined with why."""
+    db = _database()
+    _update(db, 1, TRICKY)
+
+    def unfetchable(table: Any, row_id: str, scn: int) -> None:
+        raise UnfetchableValueError("APP.T", ["D"], "year -4712 is out of range")
+
+    (changes,) = _build(db, unfetchable)
+    (quarantined,) = changes.quarantined
+    assert "year -4712 is out of range" in quarantined.reason
+    assert not changes.unreadable
+
+
+@pytest.mark.parametrize("order", [("unreadable", "twice"), ("twice", "unreadable")])
+def test_a_window_that_sends_a_table_back_reports_none_of_its_quarantined_changes(
+    tmp_path: Path, order: tuple[str, str]
+) -> None:
+    """A change of T quarantined earlier in a window than the statement that sends T back is
+    covered by the new snapshot as much as one after it: neither is reported, in either
+    order (reported, it stopped the stream at every retry under ``fail``)."""
+    db = _database()
+    config = _config(tmp_path, "fail")
+    staging = MemoryStagingWriter(config.staging_schema)
+
+    def cycle() -> None:
+        source = open_source({"kind": "sim", "database": db})
+        with open_extractor(config, source, None, writer=staging) as extractor:
+            extract_and_land(extractor, {})
+
+    cycle()
+    db.undo_retention_scns = 1
+    for what in order:
+        if what == "twice":
+            _update(db, 1, TRICKY, again=True)  # quarantined: its ROWID changed twice
+        else:
+            _update(db, 2, TRICKY)  # its undo will be gone: T is sent back
+        _update(db, 2, {"C": "moves the SCN on"})
+    _update(db, 2, {"C": "and on"})
+    cycle()  # mines both, sends T back
     cycle()  # takes T again
     assert not staging.quarantined_rows()
     assert consolidate(T, staging.staged_rows(T)) == truth_by_key(

@@ -323,9 +323,11 @@ TABLE_EXTENTS: Final = (
 EXPR_COLUMN: Final = "{column}"
 EXPR_NUMBER_TEXT: Final = "TO_CHAR({column}, 'TM9')"
 EXPR_UTC: Final = "SYS_EXTRACT_UTC({column})"
-EXPR_TIMESTAMP_TEXT: Final = "TO_CHAR({column}, 'YYYY-MM-DD HH24:MI:SS.FF{digits}')"
+# SYYYY: a year before 1 AD keeps its minus sign (YYYY would print it as the same year AD);
+# an AD year has a space in its place, which the snapshot's converter takes off.
+EXPR_TIMESTAMP_TEXT: Final = "TO_CHAR({column}, 'SYYYY-MM-DD HH24:MI:SS.FF{digits}')"
 EXPR_UTC_TIMESTAMP_TEXT: Final = (
-    "TO_CHAR(SYS_EXTRACT_UTC({column}), 'YYYY-MM-DD HH24:MI:SS.FF{digits}') || ' +00:00'"
+    "TO_CHAR(SYS_EXTRACT_UTC({column}), 'SYYYY-MM-DD HH24:MI:SS.FF{digits}') || ' +00:00'"
 )
 
 # -- verify (extractor.verify; digests defined in extractor.verify.canonical) -------------

@@ -42,9 +42,12 @@ import pyarrow as pa
 from extractor.dictionary import ColumnDef, TableDef
 from extractor.errors import (
     NumberChoiceError,
+    OracdcError,
+    ScnNotYetValidError,
     SnapshotTooOldError,
     TableDefinitionChangedError,
     TableNotFoundError,
+    UnfetchableValueError,
 )
 from extractor.source.arrow_schema import snapshot_batch
 from extractor.source.oracle import queries
@@ -180,6 +183,8 @@ def column_converter(column: ColumnDef) -> Converter:
         return lambda value: float(_decimal(value))  # number_as: double
     if data_type in ("NUMBER", "FLOAT"):
         return _number_text if spark == "STRING" else _decimal
+    if spark == "STRING" and _TIMESTAMP.match(data_type):
+        return _signed_timestamp_text  # TIMESTAMP(7..9): EXPR_TIMESTAMP_TEXT
     if spark == "TIMESTAMP":
         return _utc
     if spark == "TIMESTAMP_NTZ":
@@ -299,16 +304,34 @@ def _raise_mapped(error: Exception, table: TableDef, scn: int) -> None:
     if code == "ORA-01555":
         raise SnapshotTooOldError(name, scn, "undo for that SCN is gone (ORA-01555)") from error
     if code == "ORA-08181":
-        raise SnapshotTooOldError(name, scn, "not a valid SCN yet (ORA-08181)") from error
+        raise ScnNotYetValidError(name, scn, "not a valid SCN yet (ORA-08181)") from error
     if code == "ORA-01466":
         raise TableDefinitionChangedError(
             name, scn, "the table's definition is not older than that SCN (ORA-01466)"
         ) from error
     if code == "ORA-00942":
         raise TableNotFoundError(name, error_message(error)) from error
+    if code is None and _out_of_datetime_range(error):
+        dated = [c.name for c in table.columns if _DATED.match(c.data_type.upper())]
+        raise UnfetchableValueError(name, dated, str(error)) from error
     if code is None:
         raise error
     raise_unhandled(error, f"snapshot read of {name}")
+
+
+# The types whose values python-oracledb builds as ``datetime``, which has no year before 1.
+_DATED = re.compile(r"DATE$|TIMESTAMP\b")
+
+
+def _out_of_datetime_range(error: Exception) -> bool:
+    """python-oracledb fetching a DATE or TIMESTAMP before 1 AD: ``datetime`` refuses the
+    year (``ValueError: year -4712 is out of range``, or another year from a misread BC
+    value: python-oracledb issues 345 and 400)."""
+    return (
+        isinstance(error, ValueError)
+        and not isinstance(error, OracdcError)
+        and re.match(r"year -?\d+ is out of range", str(error)) is not None
+    )
 
 
 def _rounding(name: str, scale: int) -> Converter:
@@ -364,3 +387,14 @@ def _float(value: Any) -> float:
 
 def _text(value: Any) -> str:
     return str(value)
+
+
+def _signed_timestamp_text(value: Any) -> str:
+    """A TIMESTAMP(7..9) read as ``SYYYY-…`` text: the space before an AD year taken off;
+    a year before 1 AD is refused as python-oracledb refuses one it fetches (the read maps
+    the ``ValueError`` to ``UnfetchableValueError``)."""
+    text = str(value)
+    if text.startswith("-"):
+        year = text[1:].split("-", 1)[0]
+        raise ValueError(f"year -{int(year)} is out of range")
+    return text.lstrip(" ")
