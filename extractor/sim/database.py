@@ -122,6 +122,9 @@ class SimDatabase:
         # older than the table's last definition change by its SCN-to-time granularity (0:
         # only a read before the table existed fails).
         self.flashback_ddl_lag_scns = flashback_ddl_lag_scns
+        # Called after each snapshot query has read its rows (AS OF its SCN): a test or the
+        # harness lets the database go on meanwhile (transactions, DDL), as a live one does.
+        self.between_snapshot_reads: Callable[[], None] | None = None
         self._ddl_scns: dict[tuple[str, str], list[int]] = {}
         # Share of DML rows LogMiner shows as UNKNOWN / "OBJ# n" (a dictionary mismatch); any
         # value > 0 also fills DATA_OBJ# on every row of a table.

@@ -622,6 +622,9 @@ class SimCursor:
             owner, name, text, lambda t: snapshot_statement(t, resume, ranged)
         )
         rows = self.db.snapshot_rows(owner, name, int(binds["scn"]))
+        between_reads = getattr(self.db, "between_snapshot_reads", None)
+        if between_reads is not None:
+            between_reads()  # the database goes on while a snapshot reads (a harness's hook)
         if ranged:
             low = rowid_sort_key(str(binds["low_rowid"]))
             high = rowid_sort_key(str(binds["high_rowid"]))

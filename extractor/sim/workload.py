@@ -197,6 +197,10 @@ class WorkloadRunner:
         self._created_scn: int | None = None  # SCN before the first table was created
 
     @property
+    def table_names(self) -> tuple[str, ...]:
+        return tuple(self._names)
+
+    @property
     def tables(self) -> tuple[TableDef, ...]:
         """The workload's tables as the dictionary holds them now."""
         return tuple(self.db.table(self.spec.owner, n) for n in self._names)
@@ -429,11 +433,16 @@ class WorkloadRunner:
         self.rebuilds += 1
 
     def _try_row_move(self, table_name: str) -> None:
-        """ALTER TABLE … MOVE or SHRINK SPACE when no open transaction has touched the table
-        (else ORA-00054; the workload goes on): every live row gets a new ROWID."""
-        if self._touched_by_open(table_name):
-            return
-        operation: RowMovingDdl = self.rng.choice(("move", "shrink"))
+        self.move_rows_of(table_name, self.rng)
+
+    def move_rows_of(self, table_name: str, rng: random.Random) -> bool:
+        """ALTER TABLE … MOVE or SHRINK SPACE (``rng`` draws which) when no open transaction
+        has touched the table (else ORA-00054: False, the workload goes on): every live row
+        gets a new ROWID. Also for a caller between the workload's transactions (a harness
+        moving rows while a snapshot reads)."""
+        if table_name not in self._names or self._touched_by_open(table_name):
+            return False
+        operation: RowMovingDdl = rng.choice(("move", "shrink"))
         # which statement of its kind: its own random stream, so the workload's is unchanged
         if operation == "move":
             operation = self._ddl_forms.choice(("move", "coalesce subpartition", "partition by"))
@@ -445,6 +454,7 @@ class WorkloadRunner:
             live.add(moved[rowid])
         self.live[table_name] = live
         self.row_moves += 1
+        return True
 
     def _touched_by_open(self, table_name: str) -> bool:
         return any(

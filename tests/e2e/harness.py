@@ -281,8 +281,21 @@ def _workload(case: HarnessCase) -> tuple[SimDatabase, WorkloadRunner, bool]:
     )
     _place_in_container(db, container_of(case))
     workload = WorkloadRunner(db, spec)
+    # Half the seeds: the database goes on while a snapshot reads: a transaction after each
+    # snapshot query, and a MOVE or SHRINK SPACE of some table after one in two (the table
+    # being read: its rows at the snapshot SCN must all be read; a table read earlier or
+    # later: a re-snapshot). Own random stream.
+    midway = random.Random(f"mid-snapshot-{case.seed}")
+    if midway.random() < 0.5:
+        db.between_snapshot_reads = lambda: _go_on_while_reading(workload, midway)
     workload.run(case.transactions_per_cycle)
     return db, workload, partial_xid_rate > 0
+
+
+def _go_on_while_reading(workload: WorkloadRunner, rng: random.Random) -> None:
+    workload.run(1)
+    if rng.random() < 0.5:
+        workload.move_rows_of(rng.choice(workload.table_names), rng)
 
 
 def _run_cycles(
@@ -342,8 +355,10 @@ def _cycles(
         if number < case.cycles:
             workload.run(case.transactions_per_cycle)
     # A table whose snapshot Oracle refused (ORA-01466 soon after a DDL of it) waits for a
-    # later cycle, and its replica is not built meanwhile: the source goes on and cycles run
-    # until every table's snapshot is done, as a sync loop's next cycles would.
+    # later cycle, and its replica is not built meanwhile: the source goes on, without DDL
+    # while snapshots read, and cycles run until every table's snapshot is done, as a sync
+    # loop's next cycles would.
+    workload.db.between_snapshot_reads = None
     for _ in range(_SETTLING_CYCLES):
         if not _waiting_for_a_snapshot(config):
             break
