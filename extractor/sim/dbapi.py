@@ -668,19 +668,14 @@ class SimCursor:
                 break
         if per_column is None:
             raise_oracle_error(904, f"invalid identifier in the verify query of {table.name}")
-        utc_columns = {
-            c.name for c in table.columns if select_expression(c).startswith("SYS_EXTRACT_UTC(")
-        }
-        signed = {c.name for c in table.columns if "'SYYYY-" in select_expression(c)}
+        expressions = {c.name: select_expression(c) for c in table.columns}
         converters = {c.name: column_converter(c) for c in table.columns}
         low, high = int(binds["bucket_lo"]), int(binds["bucket_hi"])
         answer: list[Row] = []
         for row in rows:
             values: dict[str, Any] = {"_row_id": str(row["ROWID"])}
             for column in table.columns:
-                fetched = _fetched(
-                    row.get(column.name), column.name in utc_columns, column.name in signed
-                )
+                fetched = _fetched(row.get(column.name), expressions[column.name])
                 converted = None if fetched is None else converters[column.name](fetched)
                 values[spark_column_name(column.name)] = converted
             digest = python_digest_row(table, values, per_column)
@@ -760,13 +755,9 @@ def _fetched_rows(table: TableDef, rows: list[dict[str, object]]) -> list[Row]:
     """Snapshot rows as the driver fetches the snapshot select list, ROWID last. A
     ``TO_CHAR(…, 'SYYYY-…')`` text has a space before an AD year (BC timestamps are not
     simulated)."""
-    utc_columns = {
-        c.name for c in table.columns if select_expression(c).startswith("SYS_EXTRACT_UTC(")
-    }
-    signed = {c.name for c in table.columns if "'SYYYY-" in select_expression(c)}
+    expressions = [(c.name, select_expression(c)) for c in table.columns]
     return [
-        (*(_fetched(row.get(c.name), c.name in utc_columns, c.name in signed)
-           for c in table.columns),
+        (*(_fetched(row.get(name), expression) for name, expression in expressions),
          row["ROWID"])
         for row in rows
     ]  # fmt: skip
@@ -874,12 +865,18 @@ def _server_time(utc_text: str | None, offset: timedelta) -> str | None:
     return (datetime.fromisoformat(utc_text) + offset).strftime("%Y-%m-%dT%H:%M:%S")
 
 
-def _fetched(value: object, utc_expression: bool, signed_year: bool = False) -> object:
-    """What python-oracledb returns for the snapshot expression: SYS_EXTRACT_UTC is naive;
-    ``TO_CHAR`` under SYYYY puts a space before an AD year."""
-    if utc_expression and isinstance(value, datetime) and value.tzinfo is not None:
+def _fetched(value: object, expression: str) -> object:
+    """What python-oracledb returns for the snapshot's select ``expression`` of a column
+    holding ``value`` (its truth): SYS_EXTRACT_UTC is naive; ``TO_CHAR`` under SYYYY puts a
+    space before an AD year; ``||`` with a NULL side gives the other side (only two NULLs
+    concatenate to NULL), unless NVL2 keeps the NULL."""
+    if value is None:
+        concatenated = " || '" in expression and not expression.startswith("NVL2(")
+        return expression.rsplit(" || '", 1)[1].rstrip("'") if concatenated else None
+    utc = expression.startswith("SYS_EXTRACT_UTC(")
+    if utc and isinstance(value, datetime) and value.tzinfo is not None:
         return value.astimezone(UTC).replace(tzinfo=None)
-    if signed_year and isinstance(value, str):
+    if "'SYYYY-" in expression and isinstance(value, str):
         return f" {value}"
     return value
 

@@ -326,8 +326,10 @@ EXPR_UTC: Final = "SYS_EXTRACT_UTC({column})"
 # SYYYY: a year before 1 AD keeps its minus sign (YYYY would print it as the same year AD);
 # an AD year has a space in its place, which the snapshot's converter takes off.
 EXPR_TIMESTAMP_TEXT: Final = "TO_CHAR({column}, 'SYYYY-MM-DD HH24:MI:SS.FF{digits}')"
+# NVL2: Oracle's || gives ' +00:00' for a NULL left side (only two NULLs concatenate to NULL).
 EXPR_UTC_TIMESTAMP_TEXT: Final = (
-    "TO_CHAR(SYS_EXTRACT_UTC({column}), 'SYYYY-MM-DD HH24:MI:SS.FF{digits}') || ' +00:00'"
+    "NVL2({column}, "
+    "TO_CHAR(SYS_EXTRACT_UTC({column}), 'SYYYY-MM-DD HH24:MI:SS.FF{digits}') || ' +00:00', NULL)"
 )
 
 # -- verify (extractor.verify; digests defined in extractor.verify.canonical) -------------

@@ -130,6 +130,9 @@ def read_row_as_of(cursor: Any, table: TableDef, scn: int, row_id: str) -> dict[
     try:
         cursor.execute(row_as_of_statement(table), {"scn": scn, "row_id": row_id})
         row = cursor.fetchone()
+        # converted here, as a snapshot read converts its rows: a BC year of a TIMESTAMP(7..9)
+        # read as text is refused by its converter and mapped like the driver's own refusal
+        values = None if row is None else _convert(row, converters)[: len(table.columns)]
     except Exception as error:
         if full_code(error) == "ORA-00904":  # a column of the cached dictionary is gone
             raise SnapshotTooOldError(
@@ -139,9 +142,8 @@ def read_row_as_of(cursor: Any, table: TableDef, scn: int, row_id: str) -> dict[
             ) from error
         _raise_mapped(error, table, scn)
         raise  # not reached: _raise_mapped raises
-    if row is None:
+    if values is None:
         return None
-    values = _convert(row, converters)[: len(table.columns)]
     return {column.name: value for column, value in zip(table.columns, values, strict=True)}
 
 
