@@ -27,7 +27,7 @@ from extractor.sim.database import SimDatabase
 from extractor.source.factory import open_source
 from extractor.source.replay.recorder import record_bundle
 from extractor.source.replay.replay_source import ReplaySource
-from tests.e2e.memory_staging import MemoryStagingWriter
+from tests.e2e.memory_staging import MemoryStagingWriter, extract_into_memory
 from tests.parse.two_strings_table import TWO_STRINGS
 from tests.pipeline.reference_replica import consolidate, truth_by_key
 
@@ -193,9 +193,7 @@ def test_a_row_oracle_cannot_read_as_of_its_scn_sends_the_table_back(
     staging = MemoryStagingWriter(config.staging_schema)
 
     def cycle() -> None:
-        source = open_source({"kind": "sim", "database": db})
-        with open_extractor(config, source, None, writer=staging) as extractor:
-            extract_and_land(extractor, {})
+        extract_into_memory(db, config, staging)
 
     cycle()  # the snapshot
     _update(db, 1, TRICKY)
@@ -244,9 +242,7 @@ def test_a_window_that_sends_a_table_back_reports_none_of_its_quarantined_change
     staging = MemoryStagingWriter(config.staging_schema)
 
     def cycle() -> None:
-        source = open_source({"kind": "sim", "database": db})
-        with open_extractor(config, source, None, writer=staging) as extractor:
-            extract_and_land(extractor, {})
+        extract_into_memory(db, config, staging)
 
     cycle()
     db.undo_retention_scns = 1
