@@ -16,6 +16,9 @@ from extractor.errors import DictionaryError
 # Data types whose values LogMiner may write after the row's INSERT or UPDATE; and the
 # types that do so above a length (extended strings, MAX_STRING_SIZE = EXTENDED).
 LOB_TYPES = frozenset({"CLOB", "NCLOB", "BLOB", "XMLTYPE"})
+# The hidden, system-generated column ROW ARCHIVAL (In-Database Archiving, Oracle 12c) adds:
+# '0' for an active row, anything else for an archived one. Replicated (docs/types.md).
+ROW_ARCHIVAL_COLUMN = "ORA_ARCHIVE_STATE"
 _STANDARD_MAX_LENGTH = {"VARCHAR2": 4000, "NVARCHAR2": 4000, "RAW": 2000}
 
 SupplementalLogging = Literal["ALL", "PRIMARY KEY", "MINIMAL"]

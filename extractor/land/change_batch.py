@@ -78,18 +78,25 @@ def snapshot_batch(
     snapshot_ts: datetime,
     batch_id: int,
     extracted_at: datetime,
+    read: TableDef | None = None,
 ) -> pa.Table:
     """Staging rows (``_op='r'``) of a snapshot read at ``snapshot_scn``, without a row loop.
 
     ``batch`` holds the source columns (lower-case names, as ``Source.snapshot_batches`` yields
     them) and the ROWID as ``_row_id``; source columns of another Arrow type are cast.
+    ``read``: the source's definition (default ``table``); a column of ``table`` it does not
+    have (dropped from the source, kept in staging) is NULL; one it has must be in ``batch``.
     """
     _check_aware("snapshot_ts", snapshot_ts)
     _check_aware("extracted_at", extracted_at)
     by_name = {name: batch.column(i) for i, name in enumerate(batch.schema.names)}
     count = batch.num_rows
+    read_names = None if read is None else {spark_column_name(n) for n in read.column_names}
     columns: list[pa.Array | pa.ChunkedArray] = [
-        _snapshot_source_column(table, field, by_name) for field in arrow_schema(table)
+        _snapshot_source_column(table, field, by_name)
+        if read_names is None or field.name in read_names
+        else pa.nulls(count, field.type)
+        for field in arrow_schema(table)
     ]
     columns += [
         _constant("_op", "r", count),

@@ -1,6 +1,7 @@
 """What a DDL row's SQL_REDO (the statement as issued) does to a replicated table: create it
 again, empty it (TRUNCATE TABLE, DROP TABLE), move or change its rows without DML (MOVE,
-SHRINK SPACE, partition maintenance, FLASHBACK TABLE, ADD of a column with a DEFAULT),
+SHRINK SPACE, partition maintenance, FLASHBACK TABLE, ADD of a column with a DEFAULT,
+[NO] ROW ARCHIVAL),
 change what its redo images carry (ADD / DROP SUPPLEMENTAL LOG) or rename it.
 Leading comments and blanks are skipped; plain identifiers are upper-cased and quoted ones
 kept, as Oracle reads them."""
@@ -24,8 +25,9 @@ _CREATE_TABLE = re.compile(
 # DDL that gives rows new ROWIDs, or changes rows, with no DML in the redo: a table MOVE or
 # SHRINK SPACE, partition maintenance (move, split, merge, coalesce, exchange, drop, truncate
 # of a (sub)partition; SHRINK SPACE of a partition, COALESCE or ADD of a (hash) subpartition
-# in one, a table partitioned anew by MODIFY PARTITION BY) and FLASHBACK TABLE. The table is
-# snapshotted again after it.
+# in one, a table partitioned anew by MODIFY PARTITION BY), [NO] ROW ARCHIVAL (every row
+# gets ORA_ARCHIVE_STATE '0', or loses it, with no redo of theirs assumed) and FLASHBACK
+# TABLE. The table is snapshotted again after it.
 _ROW_MOVING_DDL = re.compile(
     r"""(?:
         alter\s+table\s+(?:"[^"]+"|[^\s."]+)(?:\s*\.\s*(?:"[^"]+"|[^\s."]+))?\s+(?:
@@ -35,6 +37,7 @@ _ROW_MOVING_DDL = re.compile(
             | modify\s+(?:sub)?partition\s+(?:"[^"]+"|[^\s"]+)\s+
                 (?:shrink\s+space|coalesce\s+subpartition|add\s+subpartition)\b
             | modify\s+partition\s+by\b
+            | (?:no\s+)?row\s+archival\b
         )
         | flashback\s+table\s
     )""",

@@ -71,12 +71,14 @@ class Lander:
         self._salt = read_salt(config.columns.salt_env) if config.columns.hashes else b""
 
     def land_snapshot_chunk(self, table: TableDef, batch: pa.RecordBatch, snapshot_scn: int) -> int:
-        """One chunk of a table's snapshot; returns its batch id."""
+        """One chunk of a table's snapshot; returns its batch id. Staging's columns dropped
+        from the source (not in the table the registry knows now) land NULL."""
         batch_id = self._store.reserve_batch_id()
         now = self._now()
+        current = self._registry.lookup(table.owner, table.name) or table
         self._append(table, lambda shape: snapshot_batch(
             shape, batch, snapshot_scn=snapshot_scn, snapshot_ts=now, batch_id=batch_id,
-            extracted_at=now,
+            extracted_at=now, read=current,
         ))  # fmt: skip
         self._observer.snapshot_chunk_landed(table.qualified_name, batch.num_rows, batch_id)
         self._fault(FaultPoint.SNAPSHOT_AFTER_LAND)
@@ -243,7 +245,10 @@ class Lander:
                 message,
                 fix="inspect the errors table; set error_policy: warn to land the rest and go on",
             )
-        LOG.warning("%s", message)
+        if self._config.error_policy == "warn":
+            LOG.warning("%s", message)
+        else:  # skip: goes on without a warning; the errors table and the counts keep them
+            LOG.info("%s", message)
 
     def _without_dropped_columns(
         self, table: TableDef, records: list[ChangeRecord]

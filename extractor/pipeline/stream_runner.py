@@ -108,7 +108,8 @@ class StreamRunner:
         self._next_scn: int | None = None
         self._target_scn: int | None = None
         # Tables this process sent back for a change logged lower than the dictionary said
-        # (send_back_for_logging), with their replica key then.
+        # (logging_key_to_send_back), with their replica key then; by checkpointed windows
+        # only (a window failed before its checkpoint sent nothing back).
         self._sent_back_for_logging: dict[str, tuple[str, ...]] = {}
 
     def stream_once(self, until_scn: int | None = None) -> StreamResult:
@@ -203,6 +204,7 @@ class StreamRunner:
                 last_commit=window.last_commit or checkpoint.last_commit,
             )
         )
+        self._sent_back_for_logging.update(window.sent_back_for_logging)
         self._observer.window_mined(
             window_end=window_end,
             window_scns=mined.window_scns,
@@ -292,24 +294,24 @@ class StreamRunner:
         new table replicates from its CREATE, by the ids its dictionary has."""
         return self._source.snapshots_at_any_scn and creates_table(row.sql_redo)
 
-    def send_back_for_logging(self, qualified_name: str) -> bool:
+    def logging_key_to_send_back(self, qualified_name: str) -> tuple[str, ...] | None:
         """A change of the table came without what the primary key that keys its replica
         needs (the key's values; the whole row, moving it to another key): its logging was
         lower when it was written (lowered for the database: no DDL row). The table is read
-        again (its key may be ROWID now); True: it is snapshotted again, and the new
-        snapshot covers the change, whether the level is still lower or was raised again.
-        False (the change stays quarantined) when this process already sent it back for
-        this and its key is still the one it had then: the dictionary and the redo
-        disagree, and snapshotting again at every window would not end it."""
+        again (its key may be ROWID now); its replica key then: it is snapshotted again,
+        and the new snapshot covers the change, whether the level is still lower or was
+        raised again (the window records the key, kept once it is checkpointed). None (the
+        change stays quarantined) when a checkpointed window of this process already sent
+        it back for this and its key is still the one it had then: the dictionary and the
+        redo disagree, and snapshotting again at every window would not end it."""
         owner, name = qualified_name.split(".", 1)
         table = self._registry.lookup(owner, name, refresh=True)
         if table is None:
-            return False
+            return None
         key = consolidation_key(table)
         if self._sent_back_for_logging.get(qualified_name) == key:
-            return False
-        self._sent_back_for_logging[qualified_name] = key
-        return True
+            return None
+        return key
 
     def _apply_ddl(self, row: LogMinerRow, commit_scn: int) -> tuple[SchemaChange, bool]:
         """The DDL row applied to the table's definition and staging table; and whether it
@@ -383,7 +385,7 @@ class _TransactionChanges:
     # row cannot be read AS OF its SCN (DML rows).
     sent_back: list[_SentBack]
     # Tables with a change logged lower than the dictionary said, with that change's row
-    # (StreamRunner.send_back_for_logging).
+    # (StreamRunner.logging_key_to_send_back).
     logged_lower: list[tuple[str, LogMinerRow]]
 
 
@@ -400,9 +402,11 @@ class _WindowLanding:
         self._last_committed: CommittedTransaction | None = None
         # (owner, table) -> streamed_after (see StreamRunner.streamed_after), per window
         self._streamed_after: dict[tuple[str, str], int | None] = {}
-        # Tables sent back to be snapshotted (_TransactionChanges.sent_back, send_back_for_logging),
-        # with the row that says why.
+        # Tables sent back to be snapshotted (_TransactionChanges.sent_back,
+        # logging_key_to_send_back), with the row that says why.
         self.resnapshot: dict[str, tuple[LogMinerRow, str]] = {}
+        # Those sent back for a change logged lower, with their replica key then.
+        self.sent_back_for_logging: dict[str, tuple[str, ...]] = {}
         self.transactions = 0
         self.change_rows = 0
         self.quarantined = 0
@@ -417,8 +421,10 @@ class _WindowLanding:
         for name, dml_row in changes.logged_lower:
             if name in self.resnapshot or not runner.streams(name, committed.commit_scn):
                 continue  # its snapshot to come covers the change: read it once a window
-            if runner.send_back_for_logging(name):
+            key = runner.logging_key_to_send_back(name)
+            if key is not None:
                 self.resnapshot[name] = (dml_row, _LOGGED_LOWER)
+                self.sent_back_for_logging[name] = key
         for (owner, table), records in changes.records.items():
             # every change of a transaction has its commit SCN: the table's snapshot covers
             # all of them or none

@@ -19,7 +19,7 @@ from typing import Any
 
 import msgspec
 
-from extractor.dictionary import ColumnDef, SupplementalLogging, TableDef
+from extractor.dictionary import ROW_ARCHIVAL_COLUMN, ColumnDef, SupplementalLogging, TableDef
 from extractor.errors import SimUsageError
 from extractor.logminer_row import NO_ROW_ID, LogMinerRow, OperationCode
 from extractor.nls import NlsSettings
@@ -34,6 +34,7 @@ from extractor.sim.ddl_text import (
     drop_column_sql,
     drop_table_sql,
     rename_table_sql,
+    row_archival_sql,
     row_moving_sql,
     supplemental_logging_sql,
     truncate_table_sql,
@@ -63,6 +64,7 @@ __all__ = ["RedoLogFile", "SimDatabase", "SimTransaction"]
 DEFAULT_EPOCH = datetime(2024, 1, 1)
 FIRST_OBJECT_ID = 74_000
 DDL_USERNAME = "SYSTEM"
+ACTIVE_ROW = "0"  # ORA_ARCHIVE_STATE of a row not archived (ROW ARCHIVAL)
 
 
 class SimDatabase:
@@ -327,6 +329,8 @@ class SimDatabase:
         current = state.definition
         if not current.has_column(column):
             raise_oracle_error(904, f'"{column}": invalid identifier')
+        if column == ROW_ARCHIVAL_COLUMN and self.has_row_archival(owner, table):
+            raise SimUsageError(f"{current.qualified_name}: ROW ARCHIVAL's column stays hidden")
         if (column not in state.invisible) == visible:
             raise SimUsageError(f"{current.qualified_name}.{column} is already that visible")
         if not visible and len(state.invisible) + 1 >= len(current.columns):
@@ -350,6 +354,52 @@ class SimDatabase:
         state.redefine(new, scn)
         self._record_ddl(new, column_visibility_sql(new, column, visible), scn)
         return scn
+
+    def set_row_archival(self, owner: str, table: str, *, enabled: bool) -> int:
+        """``ALTER TABLE … ROW ARCHIVAL`` (In-Database Archiving, 12c) or ``… NO ROW
+        ARCHIVAL``: one DDL (code 5) row. Enabling adds the hidden, system-generated column
+        ``ORA_ARCHIVE_STATE VARCHAR2(4000)``: the existing rows hold '0' from the DDL's SCN
+        with no redo of theirs (as a metadata default: inferred), an insert that omits it
+        stores '0', and SQL_REDO names it as any stored column (inferred). ALL_TAB_COLS lists
+        it with HIDDEN_COLUMN = 'YES', USER_GENERATED = 'NO' and a NULL COLUMN_ID. A row
+        whose value is not '0' is archived: a session's queries, ``AS OF`` ones included,
+        skip it unless the session set ``ROW ARCHIVAL VISIBILITY = ALL`` (the dbapi).
+        Disabling drops the column (every row is seen again); it is not enabled again here.
+        ORA-00054 while an open transaction holds a row of the table. Returns the SCN."""
+        state = self._table_state(owner, table)
+        current = state.definition
+        if getattr(state, "row_archival", False) == enabled:
+            raise SimUsageError(f"{current.qualified_name}: row archival is already {enabled}")
+        if state.locks:
+            raise_oracle_error(
+                54, "resource busy and acquire with NOWAIT specified or timeout expired"
+            )
+        if enabled and ROW_ARCHIVAL_COLUMN in state.dropped_columns:
+            raise SimUsageError(f"{current.qualified_name}: row archival was disabled before")
+        scn = self._next_scn()
+        if enabled:
+            column_id = max((c.column_id for c in current.columns), default=0) + 1
+            added = ColumnDef(ROW_ARCHIVAL_COLUMN, column_id, "VARCHAR2", 4000)
+            new = replace(current, columns=(*current.columns, added))
+            state.redefine(new, scn)
+            state.invisible.add(ROW_ARCHIVAL_COLUMN)
+            state.defaults[ROW_ARCHIVAL_COLUMN] = ACTIVE_ROW
+            for rowid, row in list(state.latest.items()):
+                state.commit_version(rowid, {**row, ROW_ARCHIVAL_COLUMN: ACTIVE_ROW}, scn)
+        else:
+            columns = tuple(c for c in current.columns if c.name != ROW_ARCHIVAL_COLUMN)
+            new = replace(current, columns=columns)
+            state.redefine(new, scn)
+            state.invisible.discard(ROW_ARCHIVAL_COLUMN)
+            state.dropped_columns.add(ROW_ARCHIVAL_COLUMN)
+            state.defaults.pop(ROW_ARCHIVAL_COLUMN, None)
+        state.row_archival = enabled
+        self._record_ddl(new, row_archival_sql(new, enabled), scn)
+        return scn
+
+    def has_row_archival(self, owner: str, table: str) -> bool:
+        """Whether the table has ROW ARCHIVAL (``getattr``: a database saved before it)."""
+        return bool(getattr(self._table_state(owner, table), "row_archival", False))
 
     def invisible_columns(self, owner: str, table: str) -> frozenset[str]:
         """The table's INVISIBLE columns (``getattr``: a database saved before it had any)."""

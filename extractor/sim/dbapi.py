@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from extractor.dictionary import TableDef
+from extractor.dictionary import ROW_ARCHIVAL_COLUMN, TableDef
 from extractor.errors import SimUsageError
 from extractor.logminer_row import (
     OBJECT_ROW_ID_SUFFIX,
@@ -28,7 +28,7 @@ from extractor.logminer_row import (
     OperationCode,
 )
 from extractor.sim.column_values import BcDate
-from extractor.sim.database import SimDatabase
+from extractor.sim.database import ACTIVE_ROW, SimDatabase
 from extractor.sim.oracle_errors import raise_oracle_error
 from extractor.sim.redo_logs import RedoLogFile
 from extractor.source.oracle import queries
@@ -75,6 +75,9 @@ _LOGMNR_CONTENTS_HEAD = queries.normalise(queries.LOGMNR_CONTENTS.split("{")[0])
 _LOG_GROUP_TYPES = {"ALL": ["ALL COLUMN LOGGING"], "PRIMARY KEY": ["PRIMARY KEY LOGGING"]}
 _ROOT = "CDB$ROOT"
 _SET_CONTAINER = re.compile(r"^ALTER SESSION SET CONTAINER = (?P<name>[A-Za-z0-9_$#]+)$")
+_SET_ROW_ARCHIVAL_VISIBILITY = re.compile(
+    r"^ALTER SESSION SET ROW ARCHIVAL VISIBILITY = (?P<rows>ALL|ACTIVE)$", re.IGNORECASE
+)
 
 
 class UnknownStatementError(SimUsageError):
@@ -90,6 +93,9 @@ class SimConnection:
         self.db = db
         self.closed = False
         self.switched_to: str | None = None  # by ALTER SESSION SET CONTAINER
+        # ALTER SESSION SET ROW ARCHIVAL VISIBILITY: ACTIVE (Oracle's default) hides the
+        # archived rows of a ROW ARCHIVAL table from queries, ALL shows them.
+        self.row_archival_visibility = "ACTIVE"
         self.logminer_files: list[str] = []
         self.logminer_range: tuple[int, int] | None = None
         self.statements: list[str] = []  # every statement and procedure sent, for tests
@@ -285,6 +291,12 @@ class SimCursor:
         if switch:
             self._set_container(switch.group("name").upper())
             return
+        visibility = _SET_ROW_ARCHIVAL_VISIBILITY.match(text)
+        if visibility:
+            if _release(self.db.server.version) < (12, 1):  # no In-Database Archiving yet
+                raise_oracle_error(2248, "invalid option for ALTER SESSION")
+            self.connection.row_archival_visibility = visibility.group("rows").upper()
+            return
         wanted = queries.normalise(self.db.nls.alter_session_sql())
         if text != wanted:
             raise SimUsageError(
@@ -445,6 +457,9 @@ class SimCursor:
         else:
             table = self.db.table_as_listed(table.owner, table.name)
         invisible = self.db.invisible_columns(table.owner, table.name)
+        if "USER_GENERATED = 'YES'" in text and f"'{ROW_ARCHIVAL_COLUMN}'" not in text:
+            table = dataclasses.replace(table, columns=tuple(
+                c for c in table.columns if c.name != ROW_ARCHIVAL_COLUMN))  # fmt: skip
         if "HIDDEN_COLUMN = 'NO'" in text:
             table = dataclasses.replace(table, columns=tuple(
                 c for c in table.columns if c.name not in invisible))  # fmt: skip
@@ -621,7 +636,7 @@ class SimCursor:
         table = self._selected_columns(
             owner, name, text, lambda t: snapshot_statement(t, resume, ranged)
         )
-        rows = self.db.snapshot_rows(owner, name, int(binds["scn"]))
+        rows = self._seen(self.db.snapshot_rows(owner, name, int(binds["scn"])))
         between_reads = getattr(self.db, "between_snapshot_reads", None)
         if between_reads is not None:
             between_reads()  # the database goes on while a snapshot reads (a harness's hook)
@@ -638,12 +653,19 @@ class SimCursor:
         rows.sort(key=lambda r: rowid_sort_key(str(r["ROWID"])))
         return _fetched_rows(table, rows)
 
+    def _seen(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The rows a query of this session sees: under ROW ARCHIVAL VISIBILITY = ACTIVE
+        (Oracle's default) not the archived ones (ORA_ARCHIVE_STATE other than '0')."""
+        if self.connection.row_archival_visibility == "ALL":
+            return rows
+        return [r for r in rows if r.get(ROW_ARCHIVAL_COLUMN) in (None, ACTIVE_ROW)]
+
     def _row_as_of(self, match: re.Match[str], text: str, binds: Mapping[str, Any]) -> list[Row]:
         """ROW_AS_OF: the snapshot read of one ROWID."""
         owner, name = match.group("owner"), match.group("table")
         table = self._selected_columns(owner, name, text, row_as_of_statement)
         row_id = str(binds["row_id"])
-        rows = self.db.snapshot_rows(owner, name, int(binds["scn"]))
+        rows = self._seen(self.db.snapshot_rows(owner, name, int(binds["scn"])))
         return _fetched_rows(table, [r for r in rows if r["ROWID"] == row_id])
 
     def _verify(self, match: re.Match[str], text: str, binds: Mapping[str, Any]) -> list[Row]:
@@ -657,7 +679,7 @@ class SimCursor:
         )
 
         table = self._visible_table(match.group("owner"), match.group("table"))
-        rows = self.db.snapshot_rows(table.owner, table.name, int(binds["scn"]))
+        rows = self._seen(self.db.snapshot_rows(table.owner, table.name, int(binds["scn"])))
         if text == queries.normalise(count_statement(table)):
             return [(len(rows),)]
         per_column: bool | None = None

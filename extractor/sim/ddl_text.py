@@ -54,6 +54,12 @@ def add_column_sql(
     return f'alter table "{table.owner}"."{table.name}" add ({added});'
 
 
+def row_archival_sql(table: TableDef, enabled: bool) -> str:
+    """``ALTER TABLE … ROW ARCHIVAL`` or ``… NO ROW ARCHIVAL``."""
+    clause = "row archival" if enabled else "no row archival"
+    return f'alter table "{table.owner}"."{table.name}" {clause};'
+
+
 def column_visibility_sql(table: TableDef, column: str, visible: bool) -> str:
     """``ALTER TABLE … MODIFY (column VISIBLE | INVISIBLE)``."""
     visibility = "visible" if visible else "invisible"

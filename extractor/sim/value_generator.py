@@ -6,7 +6,7 @@ import random
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal
 
-from extractor.dictionary import ColumnDef
+from extractor.dictionary import ROW_ARCHIVAL_COLUMN, ColumnDef
 from extractor.sim.column_values import OracleTimestamp
 from extractor.sim.oracle_types import Kind, column_type
 
@@ -27,6 +27,8 @@ class ValueGenerator:
 
     def value(self, column: ColumnDef) -> object:
         rng = self._rng
+        if column.name == ROW_ARCHIVAL_COLUMN:  # ROW ARCHIVAL's: active or archived
+            return rng.choice(("0", "1"))
         if column.nullable and rng.random() < self._null_ratio:
             return None
         ctype = column_type(column)

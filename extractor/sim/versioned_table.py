@@ -60,6 +60,9 @@ class VersionedTable:
         # ALL_TAB_COLS's COLUMN_ID (NULL there, HIDDEN_COLUMN = 'YES').
         self.invisible: set[str] = set()
         self.shown_again = False  # a column was made VISIBLE again: it lists last
+        # ROW ARCHIVAL: its hidden column ORA_ARCHIVE_STATE is in ``invisible`` too, and
+        # system-generated (ALL_TAB_COLS: USER_GENERATED = 'NO').
+        self.row_archival = False
 
     def add_partition(self, name: str, object_id: int, data_object_id: int) -> SimPartition:
         partition = SimPartition(name, object_id, data_object_id, segment_rowids(data_object_id))

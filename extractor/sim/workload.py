@@ -17,10 +17,15 @@ runner.run(50); runner.run(50); runner.close_all()`` - open transactions carry a
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from extractor.dictionary import SUPPLEMENTAL_LOGGING_LEVELS, ColumnDef, TableDef
+from extractor.dictionary import (
+    ROW_ARCHIVAL_COLUMN,
+    SUPPLEMENTAL_LOGGING_LEVELS,
+    ColumnDef,
+    TableDef,
+)
 from extractor.errors import SimUsageError
 from extractor.sim.database import SimDatabase
 from extractor.sim.ddl_text import RowMovingDdl
@@ -109,6 +114,12 @@ class WorkloadSpec:
     # in redo, and later statements still name it. Drawn from a random stream of its own: the
     # workload's DML is the same with or without it
     visibility_change_ratio: float = 0.0
+    # chance, per transaction started, of ALTER TABLE … ROW ARCHIVAL on a table without it
+    # that no open transaction holds: its rows get ORA_ARCHIVE_STATE '0' with no redo, and
+    # later statements set it to '0' or '1' (archived: hidden from a session's queries unless
+    # it sees all rows). Drawn from a random stream of its own: the workload's DML is the
+    # same with or without it until a table has the column
+    row_archival_ratio: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -171,6 +182,7 @@ class WorkloadRunner:
         self._logging = random.Random(f"logging-{spec.seed}")
         self._database_logging = random.Random(f"database-logging-{spec.seed}")
         self._visibility = random.Random(f"visibility-{spec.seed}")
+        self._row_archival = random.Random(f"row-archival-{spec.seed}")
         self.values = ValueGenerator(self.rng, long_value_ratio=spec.long_value_ratio)
         self.live: dict[str, _Live] = {}
         self.next_key: dict[str, int] = {}
@@ -189,6 +201,7 @@ class WorkloadRunner:
         self.logging_changes = 0  # supplemental logging changed (logging_change_ratio)
         self.database_logging_changes = 0  # ... for the database (database_logging_change_ratio)
         self.visibility_changes = 0  # columns made INVISIBLE or VISIBLE (visibility_change_ratio)
+        self.row_archivals = 0  # tables given ROW ARCHIVAL (row_archival_ratio)
         self.started = 0  # transactions started over all calls
         self._names: list[str] = []
         self._active: list[_Open] = []
@@ -331,6 +344,18 @@ class WorkloadRunner:
         visibility = spec.visibility_change_ratio
         if visibility and self._visibility.random() < visibility:
             self._try_visibility_change(self._visibility.choice(self._names))
+        archival = spec.row_archival_ratio
+        if archival and self._row_archival.random() < archival:
+            self._try_row_archival(self._row_archival.choice(self._names))
+
+    def _try_row_archival(self, table_name: str) -> None:
+        """ROW ARCHIVAL for ``table_name`` when it has none and no open transaction has
+        touched it (Oracle would raise ORA-00054)."""
+        owner = self.spec.owner
+        if self._touched_by_open(table_name) or self.db.has_row_archival(owner, table_name):
+            return
+        self.db.set_row_archival(owner, table_name, enabled=True)
+        self.row_archivals += 1
 
     def _try_visibility_change(self, table_name: str) -> None:
         """A column outside the key of ``table_name`` made INVISIBLE, or VISIBLE again, when
@@ -339,7 +364,11 @@ class WorkloadRunner:
             return
         owner = self.spec.owner
         table = self.db.table(owner, table_name)
-        columns = [c.name for c in table.columns if c.name not in table.primary_key]
+        columns = [
+            c.name
+            for c in table.columns
+            if c.name not in table.primary_key and c.name != ROW_ARCHIVAL_COLUMN
+        ]
         if not columns:
             return
         column = self._visibility.choice(columns)
@@ -391,7 +420,7 @@ class WorkloadRunner:
         open transaction has touched the table (else ORA-00054; the workload goes on)."""
         if self._touched_by_open(table_name):
             return
-        definition = self.db.table(self.spec.owner, table_name)
+        definition = _as_created(self.db.table(self.spec.owner, table_name))
         partitions = len(self.db.partition_object_ids(self.spec.owner, table_name))
         self.db.drop_table(self.spec.owner, table_name, purge=self.rng.random() < 0.5)
         self.db.create_table(definition, partitions=partitions)
@@ -408,7 +437,7 @@ class WorkloadRunner:
         if self._touched_by_open(table_name):
             return
         owner = self.spec.owner
-        table = self.db.table(owner, table_name)
+        table = _as_created(self.db.table(owner, table_name))
         copy_name = f"{table_name}_NEW"
         self.db.create_table(TableDef(
             owner, copy_name, table.columns, table.primary_key, table.supplemental_logging
@@ -481,7 +510,7 @@ class WorkloadRunner:
             return
         first = self._names[0]
         table = self.db.table(self.spec.owner, first)
-        droppable = [c.name for c in table.columns if c.name not in table.primary_key]
+        droppable = [c.name for c in _as_created(table).columns if c.name not in table.primary_key]
         if not droppable:
             raise SimUsageError(
                 f"drop_column_at: {table.qualified_name} has no non-key column to drop",
@@ -657,3 +686,9 @@ def run_workload(db: SimDatabase, spec: WorkloadSpec) -> WorkloadResult:
     """Create the spec's tables in ``db`` and run its ``spec.transactions`` transactions
     (one :class:`WorkloadRunner` call; ``first_scn`` is the SCN before the tables)."""
     return WorkloadRunner(db, spec).run(spec.transactions)
+
+
+def _as_created(table: TableDef) -> TableDef:
+    """``table`` as a CREATE TABLE writes it: without the column ROW ARCHIVAL adds."""
+    columns = tuple(c for c in table.columns if c.name != ROW_ARCHIVAL_COLUMN)
+    return table if len(columns) == len(table.columns) else replace(table, columns=columns)

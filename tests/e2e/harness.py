@@ -24,7 +24,7 @@ import shutil
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -84,6 +84,9 @@ class HarnessCase:
     # Chance, per transaction started, of a column made INVISIBLE or VISIBLE again. None: half
     # the seeds 0.05, drawn from their own stream.
     visibility_change_ratio: float | None = None
+    # Chance, per transaction started, of ROW ARCHIVAL given to a table (its rows archived
+    # and restored by later updates). None: half the seeds 0.02, drawn from their own stream.
+    row_archival_ratio: float | None = None
 
 
 @dataclass
@@ -252,6 +255,11 @@ def _workload(case: HarnessCase) -> tuple[SimDatabase, WorkloadRunner, bool]:
     visibility = case.visibility_change_ratio
     if visibility is None:
         visibility = random.Random(f"visibility-{case.seed}").choice((0.0, 0.05))
+    # Half the seeds: tables get ROW ARCHIVAL; the replica keeps the archived rows, which
+    # Oracle's queries hide by default. Own random stream.
+    archival = case.row_archival_ratio
+    if archival is None:
+        archival = random.Random(f"row-archival-ratio-{case.seed}").choice((0.0, 0.02))
     spec = WorkloadSpec(
         tables=case.tables,
         seed=case.seed,
@@ -278,6 +286,7 @@ def _workload(case: HarnessCase) -> tuple[SimDatabase, WorkloadRunner, bool]:
         logging_change_ratio=logging_changes,
         database_logging_change_ratio=database_logging,
         visibility_change_ratio=visibility,
+        row_archival_ratio=archival,
     )
     _place_in_container(db, container_of(case))
     workload = WorkloadRunner(db, spec)
@@ -355,19 +364,30 @@ def _cycles(
         if number < case.cycles:
             workload.run(case.transactions_per_cycle)
     # A table whose snapshot Oracle refused (ORA-01466 soon after a DDL of it) waits for a
-    # later cycle, and its replica is not built meanwhile: the source goes on, without DDL
-    # while snapshots read, and cycles run until every table's snapshot is done, as a sync
-    # loop's next cycles would.
+    # later cycle, and its replica is not built meanwhile: the source goes on, without DDL,
+    # past the SCNs such a read is refused for, and cycles run until every table's snapshot
+    # is done, as a sync loop's next cycles would.
     workload.db.between_snapshot_reads = None
+    workload.spec = replace(workload.spec, **dict.fromkeys(_DDL_RATIOS, 0.0))
+    lag = getattr(workload.db, "flashback_ddl_lag_scns", 0)
     for _ in range(_SETTLING_CYCLES):
         if not _waiting_for_a_snapshot(config):
             break
+        start = workload.db.current_scn()
         workload.run(2)
+        while workload.db.current_scn() < start + lag:  # past the DDL that refused the read
+            workload.run(1)
         _cycle_with_restart(cycle, None, crashes)
     return crashes
 
 
 _SETTLING_CYCLES = 5
+# The workload's chances of DDL, off while the last cycles wait for refused snapshots.
+_DDL_RATIOS = (
+    "truncate_ratio", "recreate_ratio", "rebuild_ratio", "row_move_ratio",
+    "add_partition_ratio", "logging_change_ratio", "database_logging_change_ratio",
+    "visibility_change_ratio", "row_archival_ratio",
+)  # fmt: skip
 
 
 def _waiting_for_a_snapshot(config: OracdcConfig) -> list[str]:

@@ -14,7 +14,8 @@ pytestmark = pytest.mark.spark
 CI_CASES = [
     # changes tables' supplemental logging 8 times: to and from ALL the replica key changes
     HarnessCase(seed=7, bucket_layout="hash", logging_change_ratio=0.04),
-    HarnessCase(seed=11, tables=7),
+    # gives tables ROW ARCHIVAL: their archived rows stay in the replica through dbt
+    HarnessCase(seed=11, tables=7, row_archival_ratio=0.03),
     # restores the source once (OPEN RESETLOGS): dbt retires the lost changes in a delta too
     HarnessCase(seed=13, replica_layout="merge_on_read", resetlogs_after=1),
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import UTC, datetime, timedelta, timezone
 from decimal import Decimal
 from types import MappingProxyType
@@ -265,6 +266,28 @@ def test_snapshot_missing_a_source_column_is_rejected() -> None:
             batch_id=1,
             extracted_at=EXTRACTED_AT,
         )
+
+
+def test_a_column_the_source_dropped_lands_null_another_missing_is_refused() -> None:
+    """``read``: the source's definition now. SALARY dropped from it (kept in staging) is
+    NULL in the batch; NAME, still in the source, missing from the batch is refused."""
+    source_now = dataclasses.replace(
+        EMP, columns=tuple(c for c in EMP.columns if c.name != "SALARY")
+    )
+    read_without_salary = _snapshot_input().drop_columns(["salary"])
+
+    batch = snapshot_batch(
+        EMP, read_without_salary, snapshot_scn=1, snapshot_ts=EXTRACTED_AT, batch_id=1,
+        extracted_at=EXTRACTED_AT, read=source_now,
+    )  # fmt: skip
+
+    assert batch.column("salary").to_pylist() == [None, None]
+    assert batch.column("name").to_pylist() == ["Ann", None]
+    with pytest.raises(LandingError, match="lacks column name"):
+        snapshot_batch(
+            EMP, read_without_salary.drop_columns(["name"]), snapshot_scn=1,
+            snapshot_ts=EXTRACTED_AT, batch_id=1, extracted_at=EXTRACTED_AT, read=source_now,
+        )  # fmt: skip
 
 
 decimal_texts = st.one_of(

@@ -328,3 +328,32 @@ def test_the_table_is_read_again_once_per_window(
         monkeypatch.setattr(extractor.registry, "lookup", counted)
         assert extractor.stream_once().quarantined == 0
     assert refreshes == ["APP.ITEMS"]
+
+
+def test_a_window_failed_before_its_checkpoint_sends_the_table_back_when_mined_again(
+    tmp_path: Path,
+) -> None:
+    """The window that sent the table back for a change logged lower fails before its
+    checkpoint (the pending snapshot is not saved); mined again by the same process, the
+    change sends it back again instead of being reported as "a second such change": the
+    first send-back never took effect."""
+    db, config, staging = _items_keyed_by_id_through_the_database(tmp_path)
+    failures = ["stream:before_checkpoint"]
+
+    def fail_once(point: str) -> None:
+        if failures and point == failures[0]:
+            failures.pop()
+            raise RuntimeError("the window fails before its checkpoint")
+
+    with open_extractor(config, _source(db), None, writer=staging, fault=fail_once) as ex:
+        ex.snapshot()
+        db.set_database_supplemental_logging("MINIMAL")
+        _update_without_the_key(db)
+        db.set_database_supplemental_logging("ALL")
+        with pytest.raises(RuntimeError, match="before its checkpoint"):
+            ex.stream_once()
+        assert not ex.snapshot_pending()
+        assert ex.stream_once().quarantined == 0
+        assert ex.snapshot().tables == ("APP.ITEMS",)
+    assert staging.quarantined_rows() == []
+    assert _differences(db, staging, "APP", "ITEMS") == []

@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from extractor.errors import BundleError, MissingRedoLogError, SnapshotTooOldError
+from extractor.dictionary import ColumnDef, TableDef
+from extractor.errors import BundleError, MissingRedoLogError, SnapshotTooOldError, ValueCodecError
 from extractor.logminer_row import LogMinerRow
+from extractor.sim.column_values import BcDate
 from extractor.sim.database import SimDatabase
 from extractor.sim.workload import WorkloadResult
 from extractor.source.replay import logminer_file
@@ -412,3 +414,28 @@ def test_lines_across_read_blocks_keep_their_numbers_and_offsets(
 def test_the_contract_decoder_has_every_field_of_a_logminer_row() -> None:
     """A field added to LogMinerRow must be decoded by the fast path too."""
     assert set(logminer_file._ContractRow.__struct_fields__) == set(LogMinerRow.__struct_fields__)
+
+
+def test_a_snapshot_value_python_oracledb_cannot_fetch_is_refused_by_the_recorder(
+    tmp_path: Path,
+) -> None:
+    """A DATE before 1 AD has no bundle encoding (a recording from Oracle cannot hold one:
+    python-oracledb does not fetch it); the recorder names the table, row and column
+    instead of failing inside ``json``."""
+    events = TableDef(
+        "APP", "EVENTS",
+        (ColumnDef("ID", 1, "NUMBER", 22, 10, 0, nullable=False), ColumnDef("HAPPENED", 2, "DATE")),
+        ("ID",),
+    )  # fmt: skip
+    db = SimDatabase()
+    db.create_table(events)
+    txn = db.begin()
+    txn.insert("APP", "EVENTS", {"ID": 1, "HAPPENED": BcDate(datetime(4712, 1, 1))})
+    txn.commit()
+    scn = db.current_scn()
+    with pytest.raises(ValueCodecError) as raised:
+        record_bundle(db, tmp_path / "bc", snapshot_scns={("APP", "EVENTS"): scn})
+    message = raised.value.one_line()
+    assert f"snapshot of APP.EVENTS at SCN {scn}" in message
+    assert "column HAPPENED (DATE)" in message
+    assert "before 1 AD" in message

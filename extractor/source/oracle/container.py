@@ -113,7 +113,7 @@ def mining_scope(container: Container, version: str | None, pdb: str | None) -> 
             fix=f"connect to the CDB root's service to mine {wanted} from CDB$ROOT, or to "
             f"{wanted}'s own service without source.pdb",
         )
-    if _release(version) < PER_PDB_MINING_RELEASE:
+    if server_release(version) < PER_PDB_MINING_RELEASE:
         raise SourceError(
             f"connected to pluggable database {container.name} of Oracle {version}: before "
             "19c LogMiner runs only in CDB$ROOT (ORA-65040 inside a PDB)",
@@ -142,7 +142,7 @@ def enter_pdb(connection: Any, pdb: str) -> None:
         cursor.close()
 
 
-def _release(version: str | None) -> tuple[int, int]:
+def server_release(version: str | None) -> tuple[int, int]:
     """(major, minor) of a version string; (0, 0) when unreadable (the driver always gives
     it; a server that does not is treated as too old for per-PDB mining)."""
     try:

@@ -35,6 +35,7 @@ from extractor.source.oracle.container import (
     enter_pdb,
     mining_scope,
     read_container,
+    server_release,
 )
 from extractor.source.oracle.driver_errors import full_code, raise_unhandled
 from extractor.source.oracle.logminer_session import (
@@ -54,6 +55,7 @@ from extractor.source.oracle.snapshot import (
 )
 
 log = logging.getLogger(__name__)
+ROW_ARCHIVAL_RELEASE = (12, 1)  # In-Database Archiving (ROW ARCHIVAL) came with 12c
 _DDL = int(OperationCode.DDL)
 _NOT_READABLE = frozenset({"ORA-00942", "ORA-01031"})  # no such view here, or no grant
 
@@ -102,6 +104,10 @@ class OracleSource:
         self._run("ALTER SESSION", lambda cur: cur.execute(self._nls.alter_session_sql()))
         if self._catalog_connection is not connection:
             self._catalog("ALTER SESSION", lambda cur: cur.execute(self._nls.alter_session_sql()))
+        release = server_release(getattr(self._catalog_connection, "version", None))
+        if release >= ROW_ARCHIVAL_RELEASE or release == (0, 0):  # (0, 0): unknown, try
+            # archived rows of ROW ARCHIVAL tables too, as the redo has them (docs/types.md)
+            self._catalog("ROW ARCHIVAL VISIBILITY", lambda c: c.execute(queries.SEE_ARCHIVED_ROWS))
 
     @property
     def nls(self) -> NlsSettings:

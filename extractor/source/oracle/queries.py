@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import Final
 
+from extractor.dictionary import ROW_ARCHIVAL_COLUMN
 from extractor.errors import OracleIdentifierError
 from extractor.logminer_row import OBJECT_ROW_ID_SUFFIX, TRANSACTION_CONTROL_CODES, OperationCode
 
@@ -149,13 +150,20 @@ LIST_TABLES: Final = (
 # and system-generated ones (unused columns, those behind function-based indexes): the columns
 # redo carries, read alike by snapshots and images. INVISIBLE columns are user-generated
 # hidden ones, stored and in redo like any other: read, after the visible ones (their
-# COLUMN_ID is NULL) in the order they were created.
+# COLUMN_ID is NULL) in the order they were created. So is ORA_ARCHIVE_STATE, the
+# system-generated column of a ROW ARCHIVAL table (stored, in redo; docs/types.md).
 TABLE_COLUMNS: Final = (
     "SELECT COLUMN_NAME, COLUMN_ID, DATA_TYPE, DATA_LENGTH, DATA_PRECISION, DATA_SCALE, NULLABLE "
     "FROM ALL_TAB_COLS WHERE OWNER = :owner AND TABLE_NAME = :table_name "
-    "AND VIRTUAL_COLUMN = 'NO' AND USER_GENERATED = 'YES' "
+    f"AND VIRTUAL_COLUMN = 'NO' AND (USER_GENERATED = 'YES' OR COLUMN_NAME = "
+    f"'{ROW_ARCHIVAL_COLUMN}') "
     "ORDER BY COLUMN_ID NULLS LAST, INTERNAL_COLUMN_ID"
 )
+
+# The catalog session sees the archived rows of ROW ARCHIVAL tables too (Oracle's default,
+# ACTIVE, hides them from queries; AS OF ones too, we infer), as the redo does. 12c and later
+# (OracleSource sends it to those only).
+SEE_ARCHIVED_ROWS: Final = "ALTER SESSION SET ROW ARCHIVAL VISIBILITY = ALL"
 
 PRIMARY_KEY_COLUMNS: Final = (
     "SELECT CC.COLUMN_NAME FROM ALL_CONSTRAINTS C JOIN ALL_CONS_COLUMNS CC "
@@ -426,6 +434,7 @@ STATEMENTS: Final[dict[str, str]] = {
         container_filter=LOGMNR_CONTAINER_FILTER,
     ),
     "SET_CONTAINER": SET_CONTAINER.format(container="PDB1"),
+    "SEE_ARCHIVED_ROWS": SEE_ARCHIVED_ROWS,
     "PDB_VISIBLE": PDB_VISIBLE,
 }
 

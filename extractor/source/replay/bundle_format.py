@@ -210,7 +210,14 @@ def write_snapshot(
         for row in rows:
             encoded: dict[str, Any] = {ROWID_KEY: row[ROWID_KEY]}
             for column in table.columns:
-                encoded[column.name] = encode_value(column, row.get(column.name))
+                try:
+                    encoded[column.name] = encode_value(column, row.get(column.name))
+                except ValueCodecError as error:
+                    raise ValueCodecError(
+                        f"snapshot of {table.owner}.{table.name} at SCN {scn}, row "
+                        f"{row[ROWID_KEY]}: {error}",
+                        fix=error.fix,
+                    ) from error
             out.write(json.dumps(encoded, ensure_ascii=False) + "\n")
 
 

@@ -48,7 +48,13 @@ def encode_value(column: ColumnDef, value: object) -> Any:
         return bytes(value).hex()
     if isinstance(value, str) and _kind(column) in ("TIMESTAMP", "TIMESTAMP_TZ"):
         return _timestamp_text_to_iso(value)
-    return value
+    if isinstance(value, str | int | bool):
+        return value
+    raise ValueCodecError(
+        f"column {column.name} ({column.data_type}): {value!r} has no bundle encoding",
+        fix="a bundle's snapshot holds what python-oracledb fetches (no DATE or TIMESTAMP "
+        "before 1 AD, docs/types.md): correct the value or leave the table's snapshot out",
+    )
 
 
 def decode_value(column: ColumnDef, raw: Any) -> object:
