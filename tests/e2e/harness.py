@@ -87,6 +87,10 @@ class HarnessCase:
     # Chance, per transaction started, of ROW ARCHIVAL given to a table (its rows archived
     # and restored by later updates). None: half the seeds 0.02, drawn from their own stream.
     row_archival_ratio: float | None = None
+    # One table replicated with snapshot_mode initial_only (snapshot, never streamed; its
+    # replica is compared at its snapshot SCN). None: half the seeds, a table drawn from
+    # their own stream; "": none.
+    initial_only_table: str | None = None
 
 
 @dataclass
@@ -120,7 +124,10 @@ def run_case(spark: Any, work_root: Path, case: HarnessCase) -> HarnessOutcome:
     """The whole pipeline: extractor, Spark staging tables, ``dbt build`` of the replicas,
     which are compared with the simulator's committed state."""
     db, workload, small_windows = _workload(case)
-    config = _project(work_root / f"seed{case.seed}", case, small_windows=small_windows)
+    config = _project(
+        work_root / f"seed{case.seed}", case, small_windows=small_windows,
+        initial_only=_initial_only_table(case, workload),
+    )  # fmt: skip
     dbt = dbt_settings(config)
     dbt.variables.update(
         {
@@ -153,7 +160,10 @@ def run_case_fast(work_root: Path, case: HarnessCase) -> HarnessOutcome:
     Spark and dbt, compared with the simulator's committed state. Same workloads, knobs, crash
     points and checkpoint losses as ``run_case``."""
     db, workload, small_windows = _workload(case)
-    config = _config(work_root / f"seed{case.seed}", case, small_windows=small_windows)
+    config = _config(
+        work_root / f"seed{case.seed}", case, small_windows=small_windows,
+        initial_only=_initial_only_table(case, workload),
+    )  # fmt: skip
     staging = MemoryStagingWriter(config.staging_schema)
     # Odd seeds: windows mined on the mining side of the mining process's wire (served by a
     # thread, with a source of its own, as a mining process has); even seeds inline.
@@ -484,8 +494,26 @@ def _cycle_with_restart(
         cycle(None)
 
 
+def _initial_only_table(case: HarnessCase, workload: WorkloadRunner) -> str | None:
+    """The seed's table with snapshot_mode initial_only (None: none). Half the seeds: the
+    snapshot's row count (a read fallen short, as when a SHRINK SPACE moves rows while it
+    reads) is the only thing that keeps such a replica whole; a streamed table is repaired
+    by its mined DDL. Not in the seeds that restore the source: every table there is
+    when_needed (an initial_only one stops the stream after a RESETLOGS, by design)."""
+    if case.initial_only_table is not None:
+        return case.initial_only_table or None
+    draw = random.Random(f"initial-only-{case.seed}")
+    if draw.random() < 0.5 or _restored(case):
+        return None
+    return draw.choice(sorted(t.name for t in workload.tables))
+
+
 def _replica_scn(checkpoint: Checkpoint, table: TableDef) -> int:
-    """The SCN to compare ``table`` at: where mining ended, or its later snapshot."""
+    """The SCN to compare ``table`` at: where mining ended, or its later snapshot; an
+    ``initial_only`` table's snapshot SCN (it is never streamed)."""
+    state = checkpoint.tables.get(table.qualified_name)
+    if state is not None and state.initial_only and state.snapshot_scn is not None:
+        return state.snapshot_scn
     scn = checkpoint.replica_scn_of(table.qualified_name)
     assert scn is not None
     return scn
@@ -546,19 +574,23 @@ def _replica_schema(case: HarnessCase) -> str:
     return f"harness_{case.seed}"
 
 
-def _project(work_dir: Path, case: HarnessCase, *, small_windows: bool = False) -> OracdcConfig:
+def _project(
+    work_dir: Path, case: HarnessCase, *, small_windows: bool = False, initial_only: str | None
+) -> OracdcConfig:
     """The seed's configuration in a dbt project of its own (the demo's, with its packages)."""
     prepare_work_dir(work_dir)
     if case.tables != 5:
         shutil.rmtree(work_dir / "models" / "views", ignore_errors=True)
     os.environ["ORACDC_DBT_SCHEMA"] = _replica_schema(case)
-    config = _config(work_dir, case, small_windows=small_windows)
+    config = _config(work_dir, case, small_windows=small_windows, initial_only=initial_only)
     deps = run_dbt(["deps"], project_dir=work_dir, profiles_dir=work_dir)
     assert deps.success, deps.exception
     return config
 
 
-def _config(work_dir: Path, case: HarnessCase, *, small_windows: bool) -> OracdcConfig:
+def _config(
+    work_dir: Path, case: HarnessCase, *, small_windows: bool, initial_only: str | None
+) -> OracdcConfig:
     return config_from_mapping(
         {
             "source": {"kind": "sim"},
@@ -569,6 +601,7 @@ def _config(work_dir: Path, case: HarnessCase, *, small_windows: bool) -> Oracdc
             "memory_budget_mb": 1,
             # a source (or PDB) restored to an earlier SCN is snapshotted again by itself
             **({"snapshot_mode": "when_needed"} if _restored(case) else {}),
+            **({"snapshot_modes": {f"SIM.{initial_only}": "initial_only"}} if initial_only else {}),
             "dbt": {"project_dir": "."},
             **(
                 {"mining": {"window_scns": 100, "min_window_scns": 100, "max_window_scns": 200}}
