@@ -12,21 +12,12 @@ from pathlib import Path
 import pytest
 
 from extractor.config import config_from_mapping
-from extractor.dictionary import ColumnDef, TableDef
 from extractor.errors import QuarantineError, SyncStepError
 from extractor.sim.column_values import BcDate
 from extractor.sim.database import SimDatabase
 from tests.e2e.memory_staging import MemoryStagingWriter, extract_into_memory
+from tests.pipeline.test_bc_dates import T  # APP.EVENTS: ID, HAPPENED (DATE)
 
-T = TableDef(
-    "APP",
-    "EVENTS",
-    (
-        ColumnDef("ID", 1, "NUMBER", 22, 10, 0, nullable=False),
-        ColumnDef("HAPPENED", 2, "DATE"),
-    ),
-    ("ID",),
-)
 LANDER_LOG = "extractor.pipeline.lander"
 
 

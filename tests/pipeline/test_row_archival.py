@@ -7,6 +7,7 @@ the replica holds every row with its archive state (docs/types.md)."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +72,19 @@ def _config(work: Path) -> OracdcConfig:
          "staging_schema": "t_row_archival", "error_policy": "fail"},
         base_dir=work,
     )  # fmt: skip
+
+
+def _snapshotted(db: SimDatabase, work: Path) -> tuple[MemoryStagingWriter, Callable[[], None]]:
+    """Staging tables in memory after a first cycle (the snapshot) of ``db``, and the cycle
+    that extracts what happened since."""
+    config = _config(work)
+    staging = MemoryStagingWriter(config.staging_schema)
+
+    def cycle() -> None:
+        extract_into_memory(db, config, staging)
+
+    cycle()
+    return staging, cycle
 
 
 def _differences(db: SimDatabase, staging: MemoryStagingWriter) -> list[str]:
@@ -149,21 +163,18 @@ def test_the_catalog_session_sees_archived_rows_from_12c_on(version: str, sent: 
 
 def test_a_snapshot_holds_the_archived_rows_with_their_state(tmp_path: Path) -> None:
     db = _database()
-    staging = MemoryStagingWriter("t_row_archival")
-    extract_into_memory(db, _config(tmp_path), staging)
+    staging, _ = _snapshotted(db, tmp_path)
     assert _replica_states(db, staging) == {1: "0", 2: "1", 3: "0"}
     assert _differences(db, staging) == []
 
 
 def test_archiving_and_restoring_rows_streams_as_updates(tmp_path: Path) -> None:
     db = _database()
-    config = _config(tmp_path)
-    staging = MemoryStagingWriter(config.staging_schema)
-    extract_into_memory(db, config, staging)
+    staging, cycle = _snapshotted(db, tmp_path)
     _archived(db, 3)
     _archived(db, 2, state="0")
     _orders(db, 4)
-    extract_into_memory(db, config, staging)
+    cycle()
     assert staging.quarantined_rows() == []
     assert _replica_states(db, staging) == {1: "0", 2: "0", 3: "1", 4: "0"}
     assert _differences(db, staging) == []
@@ -173,12 +184,10 @@ def test_row_archival_enabled_while_streaming_sends_the_table_back(tmp_path: Pat
     """The existing rows hold '0' with no redo of theirs: the table is snapshotted again."""
     assert is_row_moving('alter table "APP"."ORDERS" row archival;')
     db = _database(archival=False)
-    config = _config(tmp_path)
-    staging = MemoryStagingWriter(config.staging_schema)
-    extract_into_memory(db, config, staging)
+    staging, cycle = _snapshotted(db, tmp_path)
     db.set_row_archival("APP", "ORDERS", enabled=True)
     _archived(db, 1)
-    extract_into_memory(db, config, staging)
+    cycle()
     assert staging.quarantined_rows() == []
     assert _replica_states(db, staging) == {1: "1", 2: "0", 3: "0"}
     assert _differences(db, staging) == []
@@ -192,12 +201,10 @@ def test_row_archival_disabled_sends_the_table_back_and_its_state_lands_null(
     row archived before would keep '1' in the replica otherwise)."""
     assert is_row_moving('alter table "APP"."ORDERS" no row archival;')
     db = _database()
-    config = _config(tmp_path)
-    staging = MemoryStagingWriter(config.staging_schema)
-    extract_into_memory(db, config, staging)
+    staging, cycle = _snapshotted(db, tmp_path)
     db.set_row_archival("APP", "ORDERS", enabled=False)
     _orders(db, 5)
-    extract_into_memory(db, config, staging)
+    cycle()
     assert staging.quarantined_rows() == []
     assert _differences(db, staging) == []
     staged = staging.staged_rows(ORDERS_WITH_STATE)
