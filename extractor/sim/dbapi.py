@@ -32,6 +32,7 @@ from extractor.sim.database import ACTIVE_ROW, SimDatabase
 from extractor.sim.oracle_errors import raise_oracle_error
 from extractor.sim.redo_logs import RedoLogFile
 from extractor.source.oracle import queries
+from extractor.source.oracle.container import server_release
 from extractor.source.oracle.logminer_session import parse_utc_offset
 from extractor.source.oracle.redo_logs import OPEN_ENDED_NEXT_CHANGE
 from extractor.source.oracle.snapshot import (
@@ -293,7 +294,7 @@ class SimCursor:
             return
         visibility = _SET_ROW_ARCHIVAL_VISIBILITY.match(text)
         if visibility:
-            if _release(self.db.server.version) < (12, 1):  # no In-Database Archiving yet
+            if server_release(self.db.server.version) < (12, 1):  # no In-Database Archiving yet
                 raise_oracle_error(2248, "invalid option for ALTER SESSION")
             self.connection.row_archival_visibility = visibility.group("rows").upper()
             return
@@ -725,7 +726,7 @@ class SimCursor:
     def _start_logmnr(self, args: Mapping[str, Any]) -> None:
         self.connection.raise_fault("START_LOGMNR")
         per_pdb = self.connection.in_pdb()
-        if per_pdb and _release(self.db.server.version) < (19, 0):
+        if per_pdb and server_release(self.db.server.version) < (19, 0):
             raise_oracle_error(65040, "operation not allowed from within a pluggable database")
         if not per_pdb and not self.connection.logminer_files:
             raise_oracle_error(
@@ -824,11 +825,6 @@ def _numbered(binds: Mapping[str, Any], prefix: str) -> list[Any]:
     while (value := binds.get(f"{prefix}{len(values) + 1}")) is not None:
         values.append(value)
     return values
-
-
-def _release(version: str) -> tuple[int, int]:
-    major, minor = version.split(".")[:2]
-    return int(major), int(minor)
 
 
 @dataclass(frozen=True)
